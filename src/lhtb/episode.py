@@ -1,0 +1,259 @@
+"""The Episode record: the full account of one agent running one task.
+
+An :class:`Episode` is written to ``episode.json`` as the run goes and can be
+read back losslessly with :meth:`Episode.from_json`. The format is versioned by
+``schema_version``; a record from a newer major version is refused rather than
+half-read.
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import attrs
+import cattrs
+from cattrs.preconf.json import make_converter
+
+from lhtb.errors import EpisodeFormatError
+from lhtb.scoring import Scorecard
+from lhtb.task import ContinueMode, IsolationMode
+from lhtb.usage import Usage
+
+__all__ = [
+    "EPISODE_SCHEMA_VERSION",
+    "Episode",
+    "EpisodeConfig",
+    "FeedbackMode",
+    "Outcome",
+    "PassOutcome",
+    "Timings",
+    "TurnEnd",
+    "TurnRecord",
+    "VerifierPass",
+]
+
+EPISODE_SCHEMA_VERSION = "1.0"
+STRICT_REWARD = 1.0
+
+
+class Outcome(enum.StrEnum):
+    """How an episode ended. Distinct outcomes are never conflated."""
+
+    SOLVED = "solved"
+    UNSOLVED = "unsolved"
+    AGENT_ERROR = "agent_error"
+    VERIFIER_ERROR = "verifier_error"
+    VERIFIER_TIMEOUT = "verifier_timeout"
+    INFRA_ERROR = "infra_error"
+    CANCELLED = "cancelled"
+
+    @property
+    def retryable(self) -> bool:
+        """Only infrastructure failures are worth running again."""
+        return self is Outcome.INFRA_ERROR
+
+
+class FeedbackMode(enum.StrEnum):
+    """What a rejected agent is told. ``diagnostic`` makes an episode not comparable."""
+
+    BINARY = "binary"
+    DIAGNOSTIC = "diagnostic"
+
+
+class PassOutcome(enum.StrEnum):
+    """How one verifier pass ended."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    ERROR = "error"
+    TIMEOUT = "timeout"
+
+
+class TurnEnd(enum.StrEnum):
+    """Why an agent turn ended."""
+
+    RETURNED = "returned"
+    DEADLINE = "deadline"
+    ERROR = "error"
+    CANCELLED = "cancelled"
+
+
+@attrs.frozen
+class EpisodeConfig:
+    """The settings an episode ran under; enough to tell whether two runs compare."""
+
+    task_name: str
+    task_checksum: str
+    agent: str
+    budget_sec: float | None
+    task_budget_sec: float | None
+    continue_until_timeout: bool
+    continue_mode: ContinueMode
+    feedback: FeedbackMode
+    isolation: IsolationMode
+    pass_threshold: float
+    max_passes: int | None = None
+    verifier_time_counts: bool = True
+    backend: str = ""
+    model: str | None = None
+    category: str | None = None
+
+    @property
+    def comparable(self) -> bool:
+        """Binary feedback and the task's own budget: fit for the main leaderboard."""
+        return self.feedback is FeedbackMode.BINARY and self.budget_sec == self.task_budget_sec
+
+
+@attrs.frozen
+class TurnRecord:
+    """One agent turn."""
+
+    number: int
+    started_at: datetime
+    duration_sec: float
+    end: TurnEnd
+    feedback: str | None = None
+    error: str | None = None
+    usage: Usage = attrs.field(factory=Usage)
+
+
+@attrs.frozen
+class VerifierPass:
+    """One verifier pass. ``reward`` is ``None`` when the pass produced none."""
+
+    number: int
+    started_at: datetime
+    duration_sec: float
+    outcome: PassOutcome
+    reward: float | None = None
+    scorecard: Scorecard | None = None
+    error: str | None = None
+    log_dir: str | None = None
+    final: bool = False
+
+
+@attrs.frozen
+class Timings:
+    """Wall-clock seconds spent in each phase of the episode."""
+
+    provision_sec: float = 0.0
+    agent_sec: float = 0.0
+    verifier_sec: float = 0.0
+    teardown_sec: float = 0.0
+    total_sec: float = 0.0
+
+
+@attrs.frozen
+class Episode:
+    """The record of one run of one agent on one task.
+
+    ``reward`` is the official score: the final verifier pass's reward, or
+    ``None`` when no pass produced one. ``best_reward`` is the best interim
+    reward, kept for analysis only.
+    """
+
+    id: str
+    config: EpisodeConfig
+    outcome: Outcome
+    started_at: datetime
+    reward: float | None = None
+    best_reward: float | None = None
+    turns: tuple[TurnRecord, ...] = ()
+    passes: tuple[VerifierPass, ...] = ()
+    error: str | None = None
+    ended_at: datetime | None = None
+    timings: Timings = attrs.field(factory=Timings)
+    usage: Usage = attrs.field(factory=Usage)
+    attempt: int = 1
+    schema_version: str = EPISODE_SCHEMA_VERSION
+
+    @property
+    def solved(self) -> bool:
+        """The final reward reached the task's pass threshold."""
+        return self.reward is not None and self.reward >= self.config.pass_threshold
+
+    @property
+    def strict(self) -> bool:
+        """The final reward is exactly 1.0."""
+        return self.reward is not None and self.reward >= STRICT_REWARD
+
+    @property
+    def finished(self) -> bool:
+        """The episode reached an end state (``ended_at`` is set)."""
+        return self.ended_at is not None
+
+    @property
+    def scorecard(self) -> Scorecard | None:
+        """The final verifier pass's scorecard, if it produced one."""
+        return self.passes[-1].scorecard if self.passes else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict, including the derived ``solved``/``strict``/``comparable``."""
+        data: dict[str, Any] = _converter.unstructure(self)
+        data["solved"] = self.solved
+        data["strict"] = self.strict
+        data["config"]["comparable"] = self.config.comparable
+        return data
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """Serialise to JSON (lossless: :meth:`from_json` gives an equal episode)."""
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=False)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Episode:
+        """Rebuild an episode from :meth:`to_dict` output.
+
+        Raises:
+            EpisodeFormatError: the record is malformed or from a newer major version.
+        """
+        version = str(data.get("schema_version", ""))
+        major = version.split(".", 1)[0]
+        if major != EPISODE_SCHEMA_VERSION.split(".", 1)[0]:
+            raise EpisodeFormatError(
+                f"episode schema version {version!r} is not supported "
+                f"(this lhtb reads {EPISODE_SCHEMA_VERSION})",
+                fix="upgrade lhtb to read this record",
+            )
+        payload = {k: v for k, v in data.items() if k not in _DERIVED}
+        payload["config"] = {
+            k: v for k, v in payload.get("config", {}).items() if k != "comparable"
+        }
+        try:
+            return _converter.structure(payload, cls)
+        except (cattrs.BaseValidationError, KeyError, TypeError, ValueError) as exc:
+            raise EpisodeFormatError(
+                f"malformed episode record: {exc}", fix="the file may be truncated or edited"
+            ) from exc
+
+    @classmethod
+    def from_json(cls, text: str) -> Episode:
+        """Parse :meth:`to_json` output."""
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise EpisodeFormatError(f"episode record is not JSON: {exc}") from exc
+        if not isinstance(data, dict):
+            raise EpisodeFormatError("episode record is not a JSON object")
+        return cls.from_dict(data)
+
+    def save(self, path: Path) -> None:
+        """Write atomically: a crash mid-write leaves the previous record intact."""
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(self.to_json(), encoding="utf-8")
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path) -> Episode:
+        """Read an ``episode.json`` file."""
+        try:
+            return cls.from_json(path.read_text(encoding="utf-8"))
+        except EpisodeFormatError as exc:
+            raise EpisodeFormatError(exc.what, where=str(path), fix=exc.fix) from exc
+
+
+_DERIVED = frozenset({"solved", "strict"})
+_converter = make_converter()

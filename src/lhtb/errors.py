@@ -1,0 +1,146 @@
+"""Typed errors raised by lhtb.
+
+Every error says what was wrong, where, and what to do about it. The message is
+built from those three parts so that callers (and the CLI) can print it as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = [
+    "AgentLoadError",
+    "ArchiveError",
+    "BackendNotFoundError",
+    "BackendUnavailableError",
+    "EnvTemplateError",
+    "EpisodeFormatError",
+    "ExecError",
+    "LhtbError",
+    "RewardFileError",
+    "SandboxError",
+    "SandboxUnavailableError",
+    "TaskFormatError",
+    "TaskLoadErrors",
+    "TaskNotFoundError",
+    "UnsupportedFeatureError",
+    "VerifierError",
+]
+
+
+class LhtbError(Exception):
+    """Base class of every error lhtb raises on purpose."""
+
+    def __init__(self, what: str, *, where: str | None = None, fix: str | None = None) -> None:
+        self.what = what
+        self.where = where
+        self.fix = fix
+        super().__init__(self._compose())
+
+    def _compose(self) -> str:
+        text = f"{self.where}: {self.what}" if self.where else self.what
+        return f"{text}. {self.fix}" if self.fix else text
+
+
+# -- tasks -------------------------------------------------------------------------------------
+
+
+class TaskFormatError(LhtbError):
+    """A task directory or its ``task.toml`` breaks the task format.
+
+    ``path`` is the offending file or directory, ``line`` the 1-based line in
+    that file when known, ``key`` the dotted key when one is at fault.
+    """
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        path: Path,
+        line: int | None = None,
+        key: str | None = None,
+        fix: str | None = None,
+    ) -> None:
+        self.path = path
+        self.line = line
+        self.key = key
+        where = f"{path}:{line}" if line is not None else str(path)
+        super().__init__(what, where=where, fix=fix)
+
+
+class UnsupportedFeatureError(TaskFormatError):
+    """The task uses a feature of the format that lhtb does not run yet."""
+
+
+class TaskNotFoundError(LhtbError):
+    """A path given as a task or task collection holds no task."""
+
+
+class TaskLoadErrors(LhtbError):
+    """Several tasks failed to load; ``errors`` holds every one of them."""
+
+    def __init__(self, errors: Sequence[LhtbError]) -> None:
+        self.errors = tuple(errors)
+        listing = "\n".join(f"  - {error}" for error in self.errors)
+        super().__init__(
+            f"{len(self.errors)} task problem(s) found:\n{listing}",
+            fix="Fix each listed problem and run `lhtb validate` again",
+        )
+
+
+class EnvTemplateError(LhtbError):
+    """A ``${VAR}`` template in a task refers to a host variable that is not set."""
+
+
+# -- scoring -----------------------------------------------------------------------------------
+
+
+class VerifierError(LhtbError):
+    """The verifier did not produce a usable result. This is not a zero reward."""
+
+
+class RewardFileError(VerifierError):
+    """A reward file written by the tests is missing, empty, malformed or inconsistent."""
+
+    def __init__(self, what: str, *, path: Path, fix: str | None = None) -> None:
+        self.path = path
+        super().__init__(what, where=str(path), fix=fix)
+
+
+class EpisodeFormatError(LhtbError):
+    """An episode record cannot be read (malformed, truncated, or a newer version)."""
+
+
+# -- sandboxes ---------------------------------------------------------------------------------
+
+
+class SandboxError(LhtbError):
+    """A sandbox operation failed for a reason on the provider's side."""
+
+
+class SandboxUnavailableError(SandboxError):
+    """The sandbox is gone (container died, was removed, or never started)."""
+
+
+class ExecError(SandboxError):
+    """A command could not be run at all (not: it ran and exited non-zero)."""
+
+
+class ArchiveError(SandboxError):
+    """An archive crossing the sandbox boundary broke the safe-extraction rules."""
+
+
+class BackendNotFoundError(LhtbError):
+    """No sandbox backend is registered under the requested name."""
+
+
+class BackendUnavailableError(LhtbError):
+    """The backend exists but cannot run here (no daemon, missing tool)."""
+
+
+# -- agents ------------------------------------------------------------------------------------
+
+
+class AgentLoadError(LhtbError):
+    """An agent given as ``module:Class`` or by name could not be loaded."""

@@ -1,0 +1,19 @@
+"""Sandboxes and the backends that provide them."""
+
+from lhtb.sandbox.base import (
+    DEFAULT_OUTPUT_LIMIT,
+    ExecResult,
+    ManagedSandbox,
+    Sandbox,
+    SandboxBackend,
+    SandboxSpec,
+)
+
+__all__ = [
+    "DEFAULT_OUTPUT_LIMIT",
+    "ExecResult",
+    "ManagedSandbox",
+    "Sandbox",
+    "SandboxBackend",
+    "SandboxSpec",
+]

@@ -1,0 +1,196 @@
+"""Sandbox interfaces: what an agent sees, and what a backend must provide.
+
+Two sides, kept apart on purpose:
+
+* :class:`Sandbox` is the agent's view: run commands, read and write files.
+  Nothing on it can freeze, snapshot, or reach the tests.
+* :class:`ManagedSandbox` is the harness's handle on the same environment. It
+  adds the control operations the verifier needs (freeze/thaw, export/import
+  of paths, snapshot, destroy). Agents are only ever given a :class:`Sandbox`.
+
+A :class:`SandboxBackend` provisions managed sandboxes for tasks. Docker and
+local backends ship with lhtb; others register through the ``lhtb.backends``
+entry point group.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping, Sequence
+from typing import Protocol, runtime_checkable
+
+import attrs
+
+from lhtb.task import Task
+
+__all__ = [
+    "DEFAULT_OUTPUT_LIMIT",
+    "ExecResult",
+    "ManagedSandbox",
+    "Sandbox",
+    "SandboxBackend",
+    "SandboxSpec",
+]
+
+DEFAULT_OUTPUT_LIMIT = 10 * 1024 * 1024
+"""Bytes kept per output stream of one command before it is truncated."""
+
+
+@attrs.frozen
+class ExecResult:
+    """What one command did. Output is raw bytes; ``*_text`` decode it leniently."""
+
+    exit_code: int
+    stdout: bytes = b""
+    stderr: bytes = b""
+    stdout_truncated: bool = False
+    stderr_truncated: bool = False
+    timed_out: bool = False
+    duration_sec: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        """True when the command exited 0 and did not time out."""
+        return self.exit_code == 0 and not self.timed_out
+
+    @property
+    def stdout_text(self) -> str:
+        """``stdout`` decoded as UTF-8, invalid bytes replaced."""
+        return self.stdout.decode("utf-8", errors="replace")
+
+    @property
+    def stderr_text(self) -> str:
+        """``stderr`` decoded as UTF-8, invalid bytes replaced."""
+        return self.stderr.decode("utf-8", errors="replace")
+
+
+Command = str | Sequence[str]
+"""A shell string (run by ``sh -c``) or an argv list (run directly)."""
+
+
+@runtime_checkable
+class Sandbox(Protocol):
+    """The environment an agent works in.
+
+    Raises (every method):
+        SandboxUnavailableError: the sandbox is gone.
+        ExecError: the command could not be started at all.
+    """
+
+    async def exec(
+        self,
+        command: Command,
+        *,
+        timeout: float | None = None,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        user: str | int | None = None,
+        stdin: bytes | str | None = None,
+        output_limit: int = DEFAULT_OUTPUT_LIMIT,
+    ) -> ExecResult:
+        """Run a command. A timeout kills its whole process group and sets ``timed_out``."""
+        ...
+
+    async def read_file(self, path: str) -> bytes:
+        """Return the bytes of a file (raises ``FileNotFoundError`` when it is missing)."""
+        ...
+
+    async def write_file(self, path: str, data: bytes | str, *, mode: int | None = None) -> None:
+        """Create or replace a file, creating parent directories."""
+        ...
+
+
+class ManagedSandbox(abc.ABC):
+    """A running sandbox as the harness controls it. Agents never receive this object."""
+
+    @property
+    @abc.abstractmethod
+    def id(self) -> str:
+        """A backend-unique identifier (e.g. the container id)."""
+
+    @abc.abstractmethod
+    def agent_view(self) -> Sandbox:
+        """The restricted :class:`Sandbox` handed to agents."""
+
+    @abc.abstractmethod
+    async def exec(
+        self,
+        command: Command,
+        *,
+        timeout: float | None = None,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        user: str | int | None = None,
+        stdin: bytes | str | None = None,
+        output_limit: int = DEFAULT_OUTPUT_LIMIT,
+    ) -> ExecResult:
+        """Run a command (same contract as :meth:`Sandbox.exec`)."""
+
+    @abc.abstractmethod
+    async def read_file(self, path: str) -> bytes:
+        """Return the bytes of a file."""
+
+    @abc.abstractmethod
+    async def write_file(self, path: str, data: bytes | str, *, mode: int | None = None) -> None:
+        """Create or replace a file."""
+
+    @abc.abstractmethod
+    async def freeze(self) -> None:
+        """Stop every process in the sandbox so nothing runs or writes until :meth:`thaw`."""
+
+    @abc.abstractmethod
+    async def thaw(self) -> None:
+        """Resume the processes stopped by :meth:`freeze`."""
+
+    @abc.abstractmethod
+    async def export(self, paths: Sequence[str], *, exclude: Sequence[str] = ()) -> bytes:
+        """Return a tar archive of ``paths`` (absolute, as stored in the sandbox)."""
+
+    @abc.abstractmethod
+    async def import_(self, archive: bytes, *, dest: str = "/") -> None:
+        """Extract a tar archive under ``dest`` following the safe-extraction rules.
+
+        Raises:
+            ArchiveError: the archive holds absolute paths, ``..`` entries, links
+                escaping ``dest``, device files, or exceeds the size cap.
+        """
+
+    @abc.abstractmethod
+    async def snapshot(self) -> SandboxSpec:
+        """Capture the whole filesystem; the result starts an identical sandbox."""
+
+    @abc.abstractmethod
+    async def destroy(self) -> None:
+        """Remove the sandbox and everything it owns. Safe to call twice."""
+
+
+@attrs.frozen
+class SandboxSpec:
+    """What to start: a backend-specific image reference plus the task's settings."""
+
+    image: str
+    task: Task
+    run_id: str
+    role: str = "agent"
+    network: bool = True
+
+
+class SandboxBackend(abc.ABC):
+    """A provider of sandboxes. Subclasses are registered under ``name``."""
+
+    name: str = ""
+
+    @abc.abstractmethod
+    async def prepare(self, task: Task) -> str:
+        """Build or fetch the task's image and return its reference (cached by content)."""
+
+    @abc.abstractmethod
+    async def start(self, spec: SandboxSpec) -> ManagedSandbox:
+        """Start a sandbox from ``spec`` and wait until it is healthy."""
+
+    @abc.abstractmethod
+    async def cleanup(self, run_id: str | None = None) -> int:
+        """Remove what this backend left behind for ``run_id`` (all runs if None).
+
+        Returns the number of resources removed.
+        """

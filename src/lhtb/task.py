@@ -1,0 +1,245 @@
+"""The task model: what one benchmark task is, once loaded and validated.
+
+Tasks come from Harbor / Terminal-Bench style directories (see
+:func:`lhtb.load_task`) or are built inline. Every value here is already
+validated; raw ``${VAR}`` templates in ``env`` tables are kept as written and
+resolved on the host at run time with :func:`resolve_env`.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from lhtb.errors import EnvTemplateError
+
+__all__ = [
+    "AgentConfig",
+    "Artifact",
+    "ContinueMode",
+    "EnvironmentConfig",
+    "Healthcheck",
+    "IsolationMode",
+    "McpServer",
+    "SolutionConfig",
+    "SubtaskSpec",
+    "Task",
+    "TaskInfo",
+    "VerifierConfig",
+    "Visibility",
+    "resolve_env",
+]
+
+DEFAULT_PASS_THRESHOLD = 0.95
+
+
+class IsolationMode(enum.StrEnum):
+    """How the verifier is kept out of the agent's reach (see docs/isolation.md)."""
+
+    SEPARATE = "separate"
+    SNAPSHOT = "snapshot"
+    SHARED = "shared"
+
+
+class ContinueMode(enum.StrEnum):
+    """How an agent is resumed after a rejected verifier pass."""
+
+    SAME_CONVERSATION = "same_conversation"
+    RESTART = "restart"
+
+
+class Visibility(enum.StrEnum):
+    """Whether a subtask is mirrored by a public check the agent can run."""
+
+    PUBLIC = "public"
+    HIDDEN = "hidden"
+
+
+def _frozen_dict(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    return dict(value or {})
+
+
+@attrs.frozen
+class Artifact:
+    """A path in the agent sandbox handed to the verifier (``separate`` isolation)."""
+
+    source: str
+    destination: str | None = None
+    exclude: tuple[str, ...] = ()
+
+    @property
+    def target(self) -> str:
+        """Where the artifact lands in the verifier sandbox."""
+        return self.destination or self.source
+
+
+@attrs.frozen
+class Healthcheck:
+    """A command that must succeed before the agent starts (Harbor semantics)."""
+
+    command: str
+    interval_sec: float = 5.0
+    timeout_sec: float = 30.0
+    start_period_sec: float = 0.0
+    start_interval_sec: float = 5.0
+    retries: int = 3
+
+
+@attrs.frozen
+class McpServer:
+    """An MCP server the task offers to agents (passed through, not started by lhtb)."""
+
+    name: str
+    transport: str = "sse"
+    url: str | None = None
+    command: str | None = None
+    args: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class EnvironmentConfig:
+    """``[environment]``: how the sandbox is built and sized."""
+
+    build_timeout_sec: float = 600.0
+    docker_image: str | None = None
+    os: str = "linux"
+    cpus: float = 1
+    memory_mb: int = 2048
+    storage_mb: int = 10240
+    gpus: int = 0
+    gpu_types: tuple[str, ...] | None = None
+    allow_internet: bool = True
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_dict)
+    workdir: str | None = None
+    healthcheck: Healthcheck | None = None
+    mcp_servers: tuple[McpServer, ...] = ()
+    skills_dir: str | None = None
+
+
+@attrs.frozen
+class AgentConfig:
+    """``[agent]``: the budget and how the agent runs and resumes."""
+
+    timeout_sec: float | None = None
+    user: str | int | None = None
+    continue_until_timeout: bool = False
+    continue_mode: ContinueMode = ContinueMode.SAME_CONVERSATION
+
+
+@attrs.frozen
+class SubtaskSpec:
+    """A subtask the verifier scores, declared in ``[[verifier.subtasks]]``."""
+
+    name: str
+    weight: float = 1.0
+    visibility: Visibility = Visibility.HIDDEN
+    description: str = ""
+
+
+@attrs.frozen
+class VerifierConfig:
+    """``[verifier]``: how and where the hidden tests run."""
+
+    isolation: IsolationMode = IsolationMode.SHARED
+    timeout_sec: float = 600.0
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_dict)
+    user: str | int | None = None
+    pass_threshold: float = DEFAULT_PASS_THRESHOLD
+    max_passes: int | None = None
+    environment: EnvironmentConfig | None = None
+    subtasks: tuple[SubtaskSpec, ...] = ()
+
+
+@attrs.frozen
+class SolutionConfig:
+    """``[solution]``: environment for the oracle's ``solve.sh``."""
+
+    env: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_dict)
+
+
+@attrs.frozen
+class TaskInfo:
+    """``[task]``: package information (Harbor registry names are ``org/name``)."""
+
+    name: str | None = None
+    description: str = ""
+    authors: tuple[Mapping[str, str], ...] = ()
+    keywords: tuple[str, ...] = ()
+
+
+@attrs.frozen
+class Task:
+    """One benchmark task.
+
+    ``path`` is the task directory; tasks built inline may leave it ``None`` and
+    give ``environment_dir`` / ``tests_dir`` / ``solution_dir`` directly.
+    """
+
+    name: str
+    instruction: str
+    environment: EnvironmentConfig = attrs.field(factory=EnvironmentConfig)
+    agent: AgentConfig = attrs.field(factory=AgentConfig)
+    verifier: VerifierConfig = attrs.field(factory=VerifierConfig)
+    solution: SolutionConfig = attrs.field(factory=SolutionConfig)
+    artifacts: tuple[Artifact, ...] = ()
+    metadata: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_dict)
+    info: TaskInfo = attrs.field(factory=TaskInfo)
+    schema_version: str = "1.1"
+    source: str | None = None
+    path: Path | None = None
+    environment_dir: Path | None = None
+    tests_dir: Path | None = None
+    solution_dir: Path | None = None
+    checksum: str = ""
+
+    @property
+    def category(self) -> str | None:
+        """The ``[metadata].category`` value, when the task declares one."""
+        value = self.metadata.get("category")
+        return str(value) if value is not None else None
+
+    @property
+    def budget_sec(self) -> float | None:
+        """The agent's time budget from ``[agent].timeout_sec``."""
+        return self.agent.timeout_sec
+
+
+_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def resolve_env(
+    template: Mapping[str, str], environ: Mapping[str, str] | None = None, *, where: str = "env"
+) -> dict[str, str]:
+    """Resolve ``${VAR}`` and ``${VAR:-default}`` templates from the host environment.
+
+    Raises:
+        EnvTemplateError: a referenced variable is unset and has no default.
+    """
+    host = os.environ if environ is None else environ
+    missing: list[str] = []
+
+    def substitute(match: re.Match[str]) -> str:
+        name, default = match.group(1), match.group(2)
+        if name in host:
+            return host[name]
+        if default is not None:
+            return default
+        missing.append(name)
+        return ""
+
+    resolved = {key: _TEMPLATE.sub(substitute, value) for key, value in template.items()}
+    if missing:
+        names = ", ".join(sorted(set(missing)))
+        raise EnvTemplateError(
+            f"host environment variable(s) {names} not set",
+            where=where,
+            fix=f"export {sorted(set(missing))[0]}=... before the run, or give a default "
+            "with ${VAR:-default}",
+        )
+    return resolved
