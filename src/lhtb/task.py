@@ -65,6 +65,21 @@ def _frozen_dict(value: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(value or {})
 
 
+def _positive(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if isinstance(value, bool) or value <= 0:
+        raise ValueError(f"{attribute.name} must be > 0, got {value!r}")
+
+
+def _threshold(instance: object, attribute: attrs.Attribute[Any], value: float) -> None:
+    if isinstance(value, bool) or not 0 < value <= 1:
+        raise ValueError(f"{attribute.name} must be in (0, 1], got {value!r}")
+
+
+def _passes(instance: object, attribute: attrs.Attribute[Any], value: int | None) -> None:
+    if value is not None and (isinstance(value, bool) or value < 1):
+        raise ValueError(f"{attribute.name} must be >= 1 or None, got {value!r}")
+
+
 @attrs.frozen
 class Artifact:
     """A path in the agent sandbox handed to the verifier (``separate`` isolation)."""
@@ -137,7 +152,7 @@ class SubtaskSpec:
     """A subtask the verifier scores, declared in ``[[verifier.subtasks]]``."""
 
     name: str
-    weight: float = 1.0
+    weight: float = attrs.field(default=1.0, validator=_positive)
     visibility: Visibility = Visibility.HIDDEN
     description: str = ""
 
@@ -150,8 +165,8 @@ class VerifierConfig:
     timeout_sec: float = 600.0
     env: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_dict)
     user: str | int | None = None
-    pass_threshold: float = DEFAULT_PASS_THRESHOLD
-    max_passes: int | None = None
+    pass_threshold: float = attrs.field(default=DEFAULT_PASS_THRESHOLD, validator=_threshold)
+    max_passes: int | None = attrs.field(default=None, validator=_passes)
     environment: EnvironmentConfig | None = None
     subtasks: tuple[SubtaskSpec, ...] = ()
 

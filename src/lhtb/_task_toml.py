@@ -1,0 +1,357 @@
+"""The ``task.toml`` schema: Harbor 1.x keys, LHTB's keys and lhtb's own.
+
+:func:`parse_task_toml` turns the plain data of a parsed ``task.toml`` into
+the validated configuration objects of :mod:`lhtb.task`. Every problem is
+recorded on the :class:`~lhtb._toml_reader.Reader`; only a multi-step task
+raises at once, because nothing else about it can be checked meaningfully.
+"""
+
+from __future__ import annotations
+
+import enum
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+
+from lhtb._task_environment import ENVIRONMENT_KEYS, parse_environment
+from lhtb._toml_lines import dotted
+from lhtb._toml_reader import Reader, Section, describe
+from lhtb.errors import UnsupportedFeatureError
+from lhtb.task import (
+    AgentConfig,
+    Artifact,
+    ContinueMode,
+    EnvironmentConfig,
+    IsolationMode,
+    SolutionConfig,
+    SubtaskSpec,
+    TaskInfo,
+    VerifierConfig,
+    Visibility,
+)
+
+__all__ = ["KEY_HOMES", "TaskToml", "parse_task_toml"]
+
+DEFAULT_SCHEMA_VERSION = "1.1"
+
+ROOT_KEYS = frozenset(
+    {
+        "schema_version",
+        "version",
+        "source",
+        "artifacts",
+        "multi_step_reward_strategy",
+        "steps",
+        "task",
+        "metadata",
+        "verifier",
+        "agent",
+        "environment",
+        "solution",
+    }
+)
+TASK_KEYS = frozenset({"name", "description", "authors", "keywords"})
+AUTHOR_KEYS = frozenset({"name", "email"})
+ARTIFACT_KEYS = frozenset({"source", "destination", "exclude"})
+AGENT_KEYS = frozenset({"timeout_sec", "user", "continue_until_timeout", "continue_mode"})
+SOLUTION_KEYS = frozenset({"env"})
+VERIFIER_KEYS = frozenset(
+    {
+        "timeout_sec",
+        "env",
+        "user",
+        "environment_mode",
+        "environment",
+        "isolation",
+        "pass_threshold",
+        "max_passes",
+        "subtasks",
+    }
+)
+SUBTASK_KEYS = frozenset({"name", "weight", "visibility", "description"})
+
+
+def _homes() -> dict[str, tuple[str, ...]]:
+    sections = {
+        "": ROOT_KEYS,
+        "task": TASK_KEYS,
+        "agent": AGENT_KEYS,
+        "verifier": VERIFIER_KEYS,
+        "environment": ENVIRONMENT_KEYS,
+        "solution": SOLUTION_KEYS,
+    }
+    homes: dict[str, list[str]] = {}
+    for section, keys in sections.items():
+        for key in keys:
+            homes.setdefault(key, []).append(section)
+    return {key: tuple(places) for key, places in homes.items()}
+
+
+KEY_HOMES: Mapping[str, tuple[str, ...]] = _homes()
+"""For each key of a main section, the sections where it is valid (used in hints)."""
+
+# Harbor's registry name rule for [task].name.
+_PACKAGE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*\Z")
+_SCHEMA_VERSION = re.compile(r"1\.[0-3]\Z")
+
+
+class _EnvironmentMode(enum.StrEnum):
+    SHARED = "shared"
+    SEPARATE = "separate"
+
+
+class _RewardStrategy(enum.StrEnum):
+    MEAN = "mean"
+    FINAL = "final"
+
+
+@attrs.frozen
+class TaskToml:
+    """Everything ``task.toml`` says about a task, validated."""
+
+    schema_version: str
+    source: str | None
+    artifacts: tuple[Artifact, ...]
+    info: TaskInfo
+    metadata: dict[str, Any]
+    environment: EnvironmentConfig
+    agent: AgentConfig
+    verifier: VerifierConfig
+    solution: SolutionConfig
+
+
+def parse_task_toml(reader: Reader, data: Mapping[str, Any]) -> TaskToml:
+    """Validate the plain data of a ``task.toml``; problems go to ``reader.errors``.
+
+    Raises:
+        UnsupportedFeatureError: the task is multi-step (``[[steps]]``).
+    """
+    if "steps" in data:
+        raise UnsupportedFeatureError(
+            "multi-step tasks ([[steps]]) are not supported yet",
+            path=reader.file,
+            line=reader.lines.get(("steps",)),
+            key="steps",
+            fix="Run this task with Harbor, or merge its steps into one instruction.md and "
+            "tests/test.sh",
+        )
+    root = reader.section(data, (), ROOT_KEYS)
+    root.choice("multi_step_reward_strategy", _RewardStrategy, None)
+    errors_before = len(reader.errors)
+    artifacts = _artifacts(root)
+    artifacts_valid = len(reader.errors) == errors_before
+    return TaskToml(
+        schema_version=_schema_version(root),
+        source=root.string("source", None),
+        artifacts=artifacts,
+        info=_info(root),
+        metadata=_metadata(root),
+        environment=parse_environment(_table(root, "environment", ENVIRONMENT_KEYS)),
+        agent=_agent(_table(root, "agent", AGENT_KEYS)),
+        verifier=_verifier(
+            _table(root, "verifier", VERIFIER_KEYS), artifacts, check_artifacts=artifacts_valid
+        ),
+        solution=SolutionConfig(env=_table(root, "solution", SOLUTION_KEYS).env("env")),
+    )
+
+
+def _table(parent: Section, key: str, allowed: frozenset[str]) -> Section:
+    table = parent.table(key, allowed)
+    return table if table is not None else parent.reader.section({}, parent.key(key), allowed)
+
+
+def _schema_version(root: Section) -> str:
+    if root.has("version") and root.has("schema_version"):
+        root.fail(
+            "version",
+            "both the legacy `version` and `schema_version` are set",
+            "Remove the legacy `version` key",
+        )
+    key = "version" if root.has("version") and not root.has("schema_version") else "schema_version"
+    value = root.data.get(key)
+    if value is None:
+        return DEFAULT_SCHEMA_VERSION
+    if not isinstance(value, str):
+        root.fail(
+            key,
+            f"`{key}` must be a quoted string, got {value!r}",
+            f'Write {key} = "{value}"',
+        )
+        return DEFAULT_SCHEMA_VERSION
+    if not _SCHEMA_VERSION.match(value):
+        root.fail(
+            key,
+            f'task schema version "{value}" is not supported',
+            'lhtb reads Harbor task schema 1.0 to 1.3; set schema_version = "1.1" after '
+            "checking the task against docs/task-format.md",
+        )
+        return DEFAULT_SCHEMA_VERSION
+    return value
+
+
+def _artifacts(root: Section) -> tuple[Artifact, ...]:
+    value = root.data.get("artifacts", [])
+    if not isinstance(value, list):
+        root.fail(
+            "artifacts",
+            f"`artifacts` must be an array, got {describe(value)}",
+            'Write artifacts = ["/app/output.txt"] or [{ source = "/app/out" }]',
+        )
+        return ()
+    artifacts: list[Artifact] = []
+    for index, item in enumerate(value):
+        path = ("artifacts", index)
+        if isinstance(item, str) and item.strip():
+            artifacts.append(Artifact(source=item))
+        elif isinstance(item, dict):
+            entry = root.reader.section(item, path, ARTIFACT_KEYS)
+            source = entry.string("source", None, required=True)
+            if source is not None:
+                artifacts.append(
+                    Artifact(
+                        source=source,
+                        destination=entry.string("destination", None),
+                        exclude=entry.string_list("exclude", ()),
+                    )
+                )
+        else:
+            root.reader.fail(
+                f"`artifacts[{index}]` must be a path string or a table "
+                f"{{ source, destination, exclude }}, got {describe(item)}",
+                path,
+                'Write the entry as "/app/path" or { source = "/app/path" }',
+            )
+    return tuple(artifacts)
+
+
+def _info(root: Section) -> TaskInfo:
+    table = root.table("task", TASK_KEYS)
+    if table is None:
+        return TaskInfo()
+    name = table.string("name", None, required=True)
+    if name is not None and (not _PACKAGE_NAME.match(name) or ".." in name):
+        table.fail(
+            "name",
+            f'`task.name` "{name}" is not a package name of the form "org/name"',
+            'Write e.g. name = "my-org/my-task" (letters, digits, ".", "_", "-"), or drop '
+            "[task].name to use the directory name",
+        )
+        name = None
+    authors: list[dict[str, str]] = []
+    for author in table.tables("authors", AUTHOR_KEYS):
+        author_name = author.string("name", None, required=True)
+        email = author.string("email", None)
+        if author_name is not None:
+            authors.append({"name": author_name} | ({"email": email} if email else {}))
+    return TaskInfo(
+        name=name,
+        description=_text(table, "description"),
+        authors=tuple(authors),
+        keywords=table.string_list("keywords", ()),
+    )
+
+
+def _text(section: Section, key: str) -> str:
+    """A string that may be empty (descriptions)."""
+    value = section.data.get(key, "")
+    if not isinstance(value, str):
+        name = dotted(section.key(key))
+        section.fail(
+            key, f"`{name}` must be a string, got {describe(value)}", f'Write {key} = "..."'
+        )
+        return ""
+    return value
+
+
+def _metadata(root: Section) -> dict[str, Any]:
+    value = root.data.get("metadata", {})
+    if not isinstance(value, dict):
+        root.fail("metadata", "`metadata` must be a table", "Write it as a [metadata] section")
+        return {}
+    return value
+
+
+def _agent(section: Section) -> AgentConfig:
+    return AgentConfig(
+        timeout_sec=section.number("timeout_sec", None, unit=" of seconds"),
+        user=section.user("user"),
+        continue_until_timeout=section.boolean("continue_until_timeout", False),
+        continue_mode=section.choice("continue_mode", ContinueMode, ContinueMode.SAME_CONVERSATION),
+    )
+
+
+def _verifier(
+    section: Section, artifacts: tuple[Artifact, ...], *, check_artifacts: bool
+) -> VerifierConfig:
+    kwargs: dict[str, Any] = {
+        "timeout_sec": section.number("timeout_sec", None, unit=" of seconds"),
+        "env": section.env("env"),
+        "user": section.user("user"),
+        "pass_threshold": section.number("pass_threshold", None, maximum=1.0),
+        "max_passes": section.integer("max_passes", None, minimum=1),
+        "subtasks": _subtasks(section),
+    }
+    environment = section.table("environment", ENVIRONMENT_KEYS)
+    if environment is not None:
+        kwargs["environment"] = parse_environment(environment)
+    kwargs["isolation"] = _isolation(section, artifacts, check_artifacts=check_artifacts)
+    return VerifierConfig(**{key: value for key, value in kwargs.items() if value is not None})
+
+
+def _isolation(
+    section: Section, artifacts: tuple[Artifact, ...], *, check_artifacts: bool
+) -> IsolationMode:
+    explicit = section.choice("isolation", IsolationMode, None)
+    mode = section.choice("environment_mode", _EnvironmentMode, None)
+    if explicit is not None and mode is not None and explicit.value != mode.value:
+        section.fail(
+            "isolation",
+            f'`verifier.isolation = "{explicit}"` disagrees with LHTB\'s '
+            f'`verifier.environment_mode = "{mode}"`',
+            "Remove one of the two keys, or make them agree",
+        )
+    if explicit is not None:
+        isolation = explicit
+    elif mode is not None:
+        isolation = IsolationMode(mode.value)
+    else:
+        isolation = IsolationMode.SEPARATE if artifacts else IsolationMode.SHARED
+    if isolation is IsolationMode.SEPARATE and not artifacts and check_artifacts:
+        key = "isolation" if explicit is not None else "environment_mode"
+        section.fail(
+            key,
+            "the verifier runs in a separate sandbox but the task declares no artifacts "
+            "to hand over",
+            "Declare the paths the verifier needs at the top of task.toml, e.g. artifacts = "
+            '["/app/output"], or use isolation = "snapshot" to verify a copy of the whole '
+            "agent filesystem",
+        )
+    return isolation
+
+
+def _subtasks(section: Section) -> tuple[SubtaskSpec, ...]:
+    subtasks: list[SubtaskSpec] = []
+    seen: set[str] = set()
+    for entry in section.tables("subtasks", SUBTASK_KEYS):
+        name = entry.string("name", None, required=True)
+        if name is None:
+            continue
+        if name in seen:
+            entry.fail(
+                "name",
+                f'subtask name "{name}" is declared twice in [[verifier.subtasks]]',
+                "Give every subtask a unique name",
+            )
+            continue
+        seen.add(name)
+        subtasks.append(
+            SubtaskSpec(
+                name=name,
+                weight=entry.number("weight", 1.0),
+                visibility=entry.choice("visibility", Visibility, Visibility.HIDDEN),
+                description=_text(entry, "description"),
+            )
+        )
+    return tuple(subtasks)
