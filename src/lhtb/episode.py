@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import enum
 import json
+import os
+import re
+import tempfile
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -208,26 +212,41 @@ class Episode:
         """Rebuild an episode from :meth:`to_dict` output.
 
         Raises:
-            EpisodeFormatError: the record is malformed or from a newer major version.
+            EpisodeFormatError: the record is malformed, its derived fields
+                contradict its data, or it is from another major version.
         """
-        version = str(data.get("schema_version", ""))
-        major = version.split(".", 1)[0]
-        if major != EPISODE_SCHEMA_VERSION.split(".", 1)[0]:
+        _check_version(data.get("schema_version"))
+        config = data.get("config")
+        if not isinstance(config, dict):
             raise EpisodeFormatError(
-                f"episode schema version {version!r} is not supported "
-                f"(this lhtb reads {EPISODE_SCHEMA_VERSION})",
-                fix="upgrade lhtb to read this record",
+                "malformed episode record: 'config' is missing or not an object",
+                fix=_FIX_MALFORMED,
             )
         payload = {k: v for k, v in data.items() if k not in _DERIVED}
-        payload["config"] = {
-            k: v for k, v in payload.get("config", {}).items() if k != "comparable"
-        }
+        payload["config"] = {k: v for k, v in config.items() if k != "comparable"}
         try:
-            return _converter.structure(payload, cls)
-        except (cattrs.BaseValidationError, KeyError, TypeError, ValueError) as exc:
+            episode = _converter.structure(payload, cls)
+        except cattrs.BaseValidationError as exc:
+            problems = "; ".join(cattrs.transform_error(exc, path="episode"))
             raise EpisodeFormatError(
-                f"malformed episode record: {exc}", fix="the file may be truncated or edited"
+                f"malformed episode record: {problems}", fix=_FIX_MALFORMED
             ) from exc
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EpisodeFormatError(
+                f"malformed episode record: {exc}", fix=_FIX_MALFORMED
+            ) from exc
+        derived = {
+            "solved": (data.get("solved"), episode.solved),
+            "strict": (data.get("strict"), episode.strict),
+            "config.comparable": (config.get("comparable"), episode.config.comparable),
+        }
+        for name, (stored, actual) in derived.items():
+            if stored is not None and stored is not actual:
+                raise EpisodeFormatError(
+                    f"episode record says {name} is {stored!r} but its data gives {actual!r}",
+                    fix="the record was edited by hand; restore it or re-run the episode",
+                )
+        return episode
 
     @classmethod
     def from_json(cls, text: str) -> Episode:
@@ -242,18 +261,77 @@ class Episode:
 
     def save(self, path: Path) -> None:
         """Write atomically: a crash mid-write leaves the previous record intact."""
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(self.to_json(), encoding="utf-8")
-        tmp.replace(path)
+        text = self.to_json()
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        tmp = Path(name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            tmp.replace(path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
 
     @classmethod
     def load(cls, path: Path) -> Episode:
         """Read an ``episode.json`` file."""
         try:
             return cls.from_json(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError as exc:
+            raise EpisodeFormatError(
+                f"episode record is not UTF-8 text (byte {exc.start})",
+                where=str(path),
+                fix=_FIX_MALFORMED,
+            ) from exc
         except EpisodeFormatError as exc:
             raise EpisodeFormatError(exc.what, where=str(path), fix=exc.fix) from exc
 
 
 _DERIVED = frozenset({"solved", "strict"})
+_FIX_MALFORMED = "the file may be truncated or edited; re-run the episode to get a new record"
+
+
+def _check_version(value: object) -> None:
+    """Accept a record of this major version (any minor); refuse the rest."""
+    if not isinstance(value, str) or not re.fullmatch(r"\d+\.\d+", value):
+        raise EpisodeFormatError(
+            f"malformed episode record: 'schema_version' must be a string like "
+            f"{EPISODE_SCHEMA_VERSION!r}, got {value!r}",
+            fix=_FIX_MALFORMED,
+        )
+    major = int(value.split(".", 1)[0])
+    ours = int(EPISODE_SCHEMA_VERSION.split(".", 1)[0])
+    if major > ours:
+        raise EpisodeFormatError(
+            f"episode schema version {value} is newer than this lhtb reads "
+            f"({EPISODE_SCHEMA_VERSION})",
+            fix="upgrade lhtb to read this record",
+        )
+    if major < ours:
+        raise EpisodeFormatError(
+            f"episode schema version {value} is older than this lhtb reads "
+            f"({EPISODE_SCHEMA_VERSION})",
+            fix="read it with the lhtb release that wrote it",
+        )
+
+
+def _strict(kind: type[Any]) -> Callable[[Any, type[Any]], Any]:
+    """A structure hook that refuses to coerce: "false" is not a bool, 1.5 not an int.
+
+    The hook also serves subclasses (the ``StrEnum`` outcomes), built as ``target(value)``.
+    """
+    accepted: tuple[type, ...] = (int, float) if kind is float else (kind,)
+
+    def structure(value: Any, target: type[Any]) -> Any:
+        if isinstance(value, bool) is not (kind is bool) or not isinstance(value, accepted):
+            raise TypeError(f"expected {kind.__name__}, got {type(value).__name__} {value!r}")
+        return target(value)
+
+    return structure
+
+
 _converter = make_converter()
+for _kind in (bool, int, float, str):
+    _converter.register_structure_hook(_kind, _strict(_kind))
