@@ -1,0 +1,42 @@
+"""Developer sessions: `nox -s tests`, `nox -s lint`, `nox -s types`, `nox -s docs`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nox
+
+nox.options.sessions = ["lint", "types", "tests", "docs"]
+nox.options.default_venv_backend = "venv"
+nox.options.reuse_existing_virtualenvs = True
+
+SOURCES = [p for p in ("src", "tests", "noxfile.py", "benchmarks", "examples") if Path(p).exists()]
+
+
+@nox.session
+def tests(session: nox.Session) -> None:
+    """Run the test suite (Docker tests need a daemon; under CI=true they must run)."""
+    session.install("-e", ".[dev]")
+    session.run("pytest", *session.posargs)
+
+
+@nox.session
+def lint(session: nox.Session) -> None:
+    """ruff check and ruff format --check."""
+    session.install("ruff")
+    session.run("ruff", "check", *SOURCES)
+    session.run("ruff", "format", "--check", *SOURCES)
+
+
+@nox.session
+def types(session: nox.Session) -> None:
+    """mypy --strict on src/."""
+    session.install("-e", ".[dev]")
+    session.run("mypy")
+
+
+@nox.session
+def docs(session: nox.Session) -> None:
+    """Build docs/ with mkdocs; warnings fail the build."""
+    session.install("mkdocs")
+    session.run("mkdocs", "build", "--strict", "--site-dir", "build/site")

@@ -1,0 +1,84 @@
+"""``lhtb validate``: load tasks and show what they declare."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from lhtb.errors import LhtbError, TaskLoadErrors
+from lhtb.loader import load_tasks
+from lhtb.task import Task, Visibility
+
+
+def _budget(task: Task) -> str:
+    return "-" if task.budget_sec is None else f"{task.budget_sec:g}s"
+
+
+def _subtask_summary(task: Task) -> str:
+    specs = task.verifier.subtasks
+    if not specs:
+        return "-"
+    parts = []
+    for visibility in Visibility:
+        chosen = [s for s in specs if s.visibility is visibility]
+        if chosen:
+            parts.append(f"{len(chosen)} {visibility} (w={sum(s.weight for s in chosen):g})")
+    return ", ".join(parts)
+
+
+def task_table(tasks: list[Task]) -> Table:
+    """A rich table with one row per task."""
+    table = Table(title=f"{len(tasks)} task(s)")
+    table.add_column("task", no_wrap=True)
+    for column in ("category", "budget", "continue", "isolation", "subtasks"):
+        table.add_column(column)
+    for task in tasks:
+        table.add_row(
+            task.name,
+            task.category or "-",
+            _budget(task),
+            "yes" if task.agent.continue_until_timeout else "no",
+            str(task.verifier.isolation),
+            _subtask_summary(task),
+        )
+    return table
+
+
+def subtask_table(task: Task) -> Table:
+    """The subtasks a task declares in ``[[verifier.subtasks]]``."""
+    table = Table(title=f"{task.name}: subtasks")
+    for column in ("subtask", "weight", "visibility", "description"):
+        table.add_column(column)
+    for spec in task.verifier.subtasks:
+        table.add_row(spec.name, f"{spec.weight:g}", str(spec.visibility), spec.description)
+    return table
+
+
+@click.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+def validate(paths: tuple[Path, ...]) -> None:
+    """Load the tasks under PATHS and list them; exit 1 listing every problem found."""
+    console = Console()
+    tasks: list[Task] = []
+    problems: list[LhtbError] = []
+    for path in paths:
+        try:
+            tasks.extend(load_tasks(path))
+        except TaskLoadErrors as exc:
+            problems.extend(exc.errors)
+        except LhtbError as exc:
+            problems.append(exc)
+    if tasks:
+        console.print(task_table(tasks))
+        for task in tasks:
+            if task.verifier.subtasks:
+                console.print(subtask_table(task))
+    if problems:
+        err = Console(stderr=True)
+        err.print(f"[bold red]{len(problems)} problem(s):[/]")
+        for problem in problems:
+            err.print(f"  - {problem}", markup=False, highlight=False)
+        raise SystemExit(1)
