@@ -1,7 +1,7 @@
 """lhtb: an SDK and benchmark for long-horizon terminal agents."""
 
 from lhtb import errors
-from lhtb.agent import Agent, Turn
+from lhtb.agent import Agent, AgentFactory, Turn
 from lhtb.episode import (
     Episode,
     EpisodeConfig,
@@ -12,8 +12,9 @@ from lhtb.episode import (
     VerifierPass,
 )
 from lhtb.loader import load_task, load_tasks
+from lhtb.runner import run_episode, run_episode_sync
 from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
-from lhtb.scoring import Scorecard, Subtask, read_scorecard
+from lhtb.scoring import Scorecard, Subtask, check_declared, read_scorecard
 from lhtb.task import (
     AgentConfig,
     Artifact,
@@ -31,6 +32,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Agent",
     "AgentConfig",
+    "AgentFactory",
     "Artifact",
     "ContinueMode",
     "EnvironmentConfig",
@@ -55,8 +57,11 @@ __all__ = [
     "VerifierPass",
     "Visibility",
     "__version__",
+    "check_declared",
     "errors",
     "load_task",
     "load_tasks",
     "read_scorecard",
+    "run_episode",
+    "run_episode_sync",
 ]

@@ -9,6 +9,8 @@ harness cancels ``run``; agents must let cancellation through.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import anyio
@@ -17,7 +19,7 @@ import attrs
 from lhtb.sandbox.base import Sandbox
 from lhtb.usage import UsageRecorder
 
-__all__ = ["Agent", "Turn"]
+__all__ = ["Agent", "AgentFactory", "Turn"]
 
 
 @attrs.frozen
@@ -36,6 +38,8 @@ class Turn:
     log: Any
     feedback: str | None = None
     task_name: str = ""
+    episode_dir: Path | None = None
+    """The episode's output directory, for agent records such as ``trajectory.json``."""
 
     @property
     def remaining_sec(self) -> float:
@@ -55,3 +59,7 @@ class Agent(Protocol):
     async def run(self, turn: Turn) -> None:
         """Work on the task in ``turn.sandbox`` until done or cancelled."""
         ...
+
+
+AgentFactory = Callable[[], Agent]
+"""Makes a fresh agent (used once per episode, or once per turn in restart mode)."""

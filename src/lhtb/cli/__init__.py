@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import sys
+
 import click
+import structlog
 
 from lhtb.cli.images import images
 from lhtb.cli.run import cleanup, run
@@ -11,8 +15,14 @@ from lhtb.cli.validate import validate
 
 @click.group()
 @click.version_option(package_name="lhtb")
-def main() -> None:
+@click.option("-v", "--verbose", count=True, help="Show library logs (-v info, -vv debug).")
+def main(verbose: int) -> None:
     """lhtb: run long-horizon terminal benchmarks with hidden, isolated verifiers."""
+    level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
+    structlog.configure(
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+    )
 
 
 main.add_command(validate)

@@ -30,6 +30,7 @@ __all__ = [
     "Sandbox",
     "SandboxBackend",
     "SandboxSpec",
+    "Terminal",
 ]
 
 DEFAULT_OUTPUT_LIMIT = 10 * 1024 * 1024
@@ -68,6 +69,59 @@ Command = str | Sequence[str]
 """A shell string (run by ``sh -c``) or an argv list (run directly)."""
 
 
+class Terminal(abc.ABC):
+    """An interactive session on a pseudo-terminal in a sandbox (for games, REPLs, TUIs).
+
+    Get one from :meth:`Sandbox.terminal`; use it as an async context manager or
+    call :meth:`close`. Output is kept twice: :attr:`raw` holds every byte the
+    program wrote, :meth:`read` and :meth:`screen` give a plain-text view with
+    terminal control sequences removed. Backends implement the abstract methods.
+
+    Raises (every method):
+        SandboxUnavailableError: the sandbox or the session is gone.
+    """
+
+    @abc.abstractmethod
+    async def send(self, keys: str | bytes) -> None:
+        """Type ``keys`` verbatim (``"\\n"`` is Enter, ``"\\x03"`` is Ctrl-C)."""
+
+    @abc.abstractmethod
+    async def read(self, timeout: float = 1.0) -> str:
+        """Output since the last ``read``, as plain text.
+
+        Returns once output has arrived and then stayed quiet for a moment, or
+        when ``timeout`` seconds have passed (possibly with ``""``).
+        """
+
+    @abc.abstractmethod
+    def screen(self) -> str:
+        """A plain-text snapshot of the visible screen (the last ``rows`` lines)."""
+
+    @property
+    @abc.abstractmethod
+    def raw(self) -> bytes:
+        """Every byte the session has written so far (capped, oldest dropped first)."""
+
+    @property
+    @abc.abstractmethod
+    def closed(self) -> bool:
+        """True once the session ended (closed, or its program exited)."""
+
+    @abc.abstractmethod
+    async def resize(self, rows: int, cols: int) -> None:
+        """Change the terminal size the program sees."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """End the session and every process it started. Safe to call twice."""
+
+    async def __aenter__(self) -> Terminal:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+
 @runtime_checkable
 class Sandbox(Protocol):
     """The environment an agent works in.
@@ -97,6 +151,18 @@ class Sandbox(Protocol):
 
     async def write_file(self, path: str, data: bytes | str, *, mode: int | None = None) -> None:
         """Create or replace a file, creating parent directories."""
+        ...
+
+    async def terminal(
+        self,
+        command: Command | None = None,
+        *,
+        rows: int = 24,
+        cols: int = 80,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+    ) -> Terminal:
+        """Start an interactive :class:`Terminal` running ``command`` (default: a login shell)."""
         ...
 
 
@@ -166,13 +232,22 @@ class ManagedSandbox(abc.ABC):
 
 @attrs.frozen
 class SandboxSpec:
-    """What to start: a backend-specific image reference plus the task's settings."""
+    """What to start: a backend-specific image reference plus the task's settings.
+
+    ``network`` overrides the task's ``[environment].allow_internet`` when set;
+    ``None`` follows the task.
+    """
 
     image: str
     task: Task
     run_id: str
     role: str = "agent"
-    network: bool = True
+    network: bool | None = None
+
+    @property
+    def network_enabled(self) -> bool:
+        """Whether the sandbox gets a network: the override, else the task's setting."""
+        return self.task.environment.allow_internet if self.network is None else self.network
 
 
 class SandboxBackend(abc.ABC):
@@ -187,6 +262,13 @@ class SandboxBackend(abc.ABC):
     @abc.abstractmethod
     async def start(self, spec: SandboxSpec) -> ManagedSandbox:
         """Start a sandbox from ``spec`` and wait until it is healthy."""
+
+    async def release(self, spec: SandboxSpec) -> None:  # noqa: B027 - optional hook
+        """Free what ``spec`` holds when it came from :meth:`ManagedSandbox.snapshot`.
+
+        A no-op for specs from :meth:`prepare` (cached task images stay). Safe to
+        call twice.
+        """
 
     @abc.abstractmethod
     async def cleanup(self, run_id: str | None = None) -> int:

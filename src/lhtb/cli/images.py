@@ -1,0 +1,43 @@
+"""``lhtb images``: base images for machines without a registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from lhtb.errors import LhtbError
+from lhtb.images import BaseImageAction, bootstrap_base_images
+
+__all__ = ["images"]
+
+
+@click.group()
+def images() -> None:
+    """Manage the Docker base images tasks are built from."""
+
+
+@images.command()
+@click.argument(
+    "tasks_dirs",
+    nargs=-1,
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+)
+def bootstrap(tasks_dirs: tuple[Path, ...]) -> None:
+    """Make the base images of the tasks in TASKS_DIR... (default: tasks/) available.
+
+    Missing bases are pulled when a registry answers, otherwise Debian bases are
+    built with debootstrap and `docker import`. Present images are left alone.
+    """
+    targets = list(tasks_dirs) or [Path("tasks")]
+    try:
+        report = bootstrap_base_images(targets)
+    except LhtbError as error:
+        raise click.ClickException(str(error)) from error
+    click.echo(f"scanned {len(report.dockerfiles)} Dockerfile(s)")
+    for result in report.results:
+        detail = f" (from {result.source})" if result.source else ""
+        verb = "already present" if result.action is BaseImageAction.PRESENT else result.action
+        click.echo(f"  {result.image}: {verb}{detail}")
+    if not report.results:
+        click.echo("  no base images to make")

@@ -1,0 +1,378 @@
+"""``run_episode``: the continue-until-timeout state machine.
+
+PROVISION -> AGENT_TURN -> VERIFY -> (solved: DONE | rejected with time left:
+AGENT_TURN with feedback | otherwise: DONE). At the deadline the agent is
+cancelled, its processes frozen, and a final verification decides. Teardown
+always runs, shielded from cancellation. The record (``episode.json``) and the
+event log (``events.jsonl``) are written as the episode goes.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import attrs
+
+from lhtb._events import EventLog
+from lhtb.agent import Agent, AgentFactory, Turn
+from lhtb.episode import (
+    Episode,
+    EpisodeConfig,
+    FeedbackMode,
+    Outcome,
+    PassOutcome,
+    Timings,
+    TurnEnd,
+    TurnRecord,
+    VerifierPass,
+)
+from lhtb.errors import LhtbError, SandboxError
+from lhtb.feedback import rejection_message
+from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
+from lhtb.sandbox.registry import resolve_backend
+from lhtb.task import ContinueMode, Task
+from lhtb.usage import UsageRecorder
+from lhtb.verifier import Verifier
+
+__all__ = ["EventCallback", "run_episode", "run_episode_sync"]
+
+EventCallback = Callable[[str, dict[str, Any]], None]
+_PASS_OUTCOME_TO_EPISODE = {
+    PassOutcome.ERROR: Outcome.VERIFIER_ERROR,
+    PassOutcome.TIMEOUT: Outcome.VERIFIER_TIMEOUT,
+}
+
+
+def _agent_name(agent: Agent | AgentFactory) -> str:
+    target = agent if isinstance(agent, type) else type(agent)
+    name = getattr(agent, "name", None)
+    return name if isinstance(name, str) else target.__qualname__
+
+
+@attrs.define
+class _Episode:
+    """Mutable state of one running episode; frozen into an :class:`Episode` on save."""
+
+    id: str
+    config: EpisodeConfig
+    directory: Path
+    events: EventLog
+    started_at: datetime = attrs.field(factory=lambda: datetime.now(UTC))
+    clock: float = attrs.field(factory=time.monotonic)
+    outcome: Outcome = Outcome.INFRA_ERROR
+    turns: list[TurnRecord] = attrs.field(factory=list)
+    passes: list[VerifierPass] = attrs.field(factory=list)
+    error: str | None = None
+    ended_at: datetime | None = None
+    total_sec: float | None = None
+    provision_sec: float = 0.0
+    teardown_sec: float = 0.0
+    usage: UsageRecorder = attrs.field(factory=UsageRecorder)
+
+    def record(self) -> Episode:
+        rewards = [p.reward for p in self.passes if p.reward is not None]
+        final = self.passes[-1] if self.passes and self.passes[-1].final else None
+        return Episode(
+            id=self.id,
+            config=self.config,
+            outcome=self.outcome,
+            started_at=self.started_at,
+            reward=final.reward if final else None,
+            best_reward=max(rewards) if rewards else None,
+            turns=tuple(self.turns),
+            passes=tuple(self.passes),
+            error=self.error,
+            ended_at=self.ended_at,
+            timings=Timings(
+                provision_sec=self.provision_sec,
+                agent_sec=sum(t.duration_sec for t in self.turns),
+                verifier_sec=sum(p.duration_sec for p in self.passes),
+                teardown_sec=self.teardown_sec,
+                total_sec=self.total_sec
+                if self.total_sec is not None
+                else time.monotonic() - self.clock,
+            ),
+            usage=self.usage.total,
+        )
+
+    def save(self) -> Episode:
+        episode = self.record()
+        episode.save(self.directory / "episode.json")
+        return episode
+
+
+async def run_episode(
+    task: Task,
+    agent: Agent | AgentFactory,
+    *,
+    backend: SandboxBackend | str | None = None,
+    budget: float | None = None,
+    continue_until_timeout: bool | None = None,
+    continue_mode: ContinueMode | str | None = None,
+    feedback: FeedbackMode | str = FeedbackMode.BINARY,
+    max_passes: int | None = None,
+    verifier_time_counts: bool = True,
+    output_dir: str | Path | None = None,
+    run_id: str | None = None,
+    model: str | None = None,
+    on_event: EventCallback | None = None,
+) -> Episode:
+    """Run ``agent`` on ``task`` to the end and return the episode record.
+
+    ``agent`` is an :class:`~lhtb.agent.Agent` or a zero-argument factory of
+    one (required for ``restart`` continue mode). Unset settings come from the
+    task. The record and the event log go to ``output_dir`` (default
+    ``runs/<task>-<id>``). ``on_event(name, fields)`` sees every event as it
+    is logged (for progress displays).
+    """
+    sandbox_backend = resolve_backend(backend)
+    mode = ContinueMode(continue_mode or task.agent.continue_mode)
+    factory = _factory(agent, mode)
+    budget_sec = budget if budget is not None else task.agent.timeout_sec
+    if budget_sec is None or budget_sec <= 0:
+        raise LhtbError(
+            f"task {task.name!r} has no positive time budget",
+            fix="set [agent].timeout_sec in task.toml or pass budget=...",
+        )
+    episode_id = uuid.uuid4().hex[:12]
+    directory = Path(output_dir or Path("runs") / f"{task.name.replace('/', '__')}-{episode_id}")
+    directory.mkdir(parents=True, exist_ok=True)
+    config = EpisodeConfig(
+        task_name=task.name,
+        task_checksum=task.checksum,
+        agent=_agent_name(agent),
+        budget_sec=budget_sec,
+        task_budget_sec=task.agent.timeout_sec,
+        continue_until_timeout=(
+            task.agent.continue_until_timeout
+            if continue_until_timeout is None
+            else continue_until_timeout
+        ),
+        continue_mode=mode,
+        feedback=FeedbackMode(feedback),
+        isolation=task.verifier.isolation,
+        pass_threshold=task.verifier.pass_threshold,
+        max_passes=max_passes if max_passes is not None else task.verifier.max_passes,
+        verifier_time_counts=verifier_time_counts,
+        backend=sandbox_backend.name,
+        model=model,
+        category=task.category,
+    )
+    state = _Episode(
+        id=episode_id,
+        config=config,
+        directory=directory,
+        events=EventLog(directory / "events.jsonl", on_event, episode=episode_id, task=task.name),
+    )
+    runner = _Runner(task, factory, sandbox_backend, state, run_id or f"ep-{episode_id}")
+    try:
+        await runner.run()
+    finally:
+        state.events.close()
+    return state.record()
+
+
+def run_episode_sync(task: Task, agent: Agent | AgentFactory, **kwargs: object) -> Episode:
+    """Blocking convenience wrapper around :func:`run_episode` for scripts."""
+
+    async def main() -> Episode:
+        return await run_episode(task, agent, **kwargs)  # type: ignore[arg-type]
+
+    return anyio.run(main)
+
+
+def _factory(agent: Agent | AgentFactory, mode: ContinueMode) -> AgentFactory:
+    if isinstance(agent, Agent):
+        if mode is ContinueMode.RESTART:
+            raise LhtbError(
+                "continue_mode 'restart' needs a fresh agent per turn",
+                fix="pass a zero-argument factory (e.g. the agent class) instead of an instance",
+            )
+        return lambda: agent
+    if not callable(agent):
+        raise LhtbError(f"{agent!r} is neither an Agent nor a factory of agents")
+    if mode is ContinueMode.RESTART:
+        return agent
+    instance = agent()
+    return lambda: instance
+
+
+@attrs.define
+class _Runner:
+    task: Task
+    factory: AgentFactory
+    backend: SandboxBackend
+    state: _Episode
+    run_id: str
+    deadline: float = 0.0
+    sandbox: ManagedSandbox | None = None
+
+    async def run(self) -> None:
+        state = self.state
+        state.events.emit("episode_started", config=state.config.task_name, run_id=self.run_id)
+        state.save()
+        try:
+            verifier = await self._provision()
+            await self._loop(verifier)
+        except SandboxError as exc:
+            state.outcome, state.error = Outcome.INFRA_ERROR, str(exc)
+            state.events.emit("infra_error", error=str(exc))
+        except LhtbError as exc:
+            state.outcome, state.error = Outcome.INFRA_ERROR, str(exc)
+            state.events.emit("setup_error", error=str(exc))
+        except BaseException as exc:
+            if isinstance(exc, anyio.get_cancelled_exc_class() | KeyboardInterrupt):
+                state.outcome, state.error = Outcome.CANCELLED, "the run was cancelled"
+                state.events.emit("episode_cancelled")
+            raise
+        finally:
+            with anyio.CancelScope(shield=True):
+                await self._teardown()
+                state.ended_at = datetime.now(UTC)
+                state.total_sec = time.monotonic() - state.clock
+                episode = state.save()
+                state.events.emit(
+                    "episode_finished",
+                    outcome=str(episode.outcome),
+                    reward=episode.reward,
+                    passes=len(episode.passes),
+                    seconds=round(episode.timings.total_sec, 3),
+                )
+
+    async def _provision(self) -> Verifier:
+        clock = time.monotonic()
+        self.state.events.emit("provision_started", backend=self.backend.name)
+        image = await self.backend.prepare(self.task)
+        spec = SandboxSpec(
+            image=image,
+            task=self.task,
+            run_id=self.run_id,
+            network=self.task.environment.allow_internet,
+        )
+        self.sandbox = await self.backend.start(spec)
+        self.state.provision_sec = time.monotonic() - clock
+        self.state.events.emit(
+            "provision_finished",
+            sandbox=self.sandbox.id,
+            seconds=round(self.state.provision_sec, 3),
+        )
+        return Verifier(self.task, self.backend, image, self.run_id, self.state.directory)
+
+    async def _loop(self, verifier: Verifier) -> None:
+        state, config = self.state, self.state.config
+        assert self.sandbox is not None
+        assert config.budget_sec is not None
+        self.deadline = anyio.current_time() + config.budget_sec
+        feedback: str | None = None
+        number = 0
+        while True:
+            number += 1
+            end = await self._agent_turn(number, feedback)
+            final = end is not TurnEnd.RETURNED or self._last_pass_allowed(number)
+            verify_clock = anyio.current_time()
+            state.events.emit("verifier_pass_started", pass_no=number, final=final)
+            result = await verifier.run_pass(self.sandbox, number, final=final)
+            state.passes.append(result)
+            state.events.emit(
+                "verifier_pass_finished",
+                pass_no=number,
+                outcome=str(result.outcome),
+                reward=result.reward,
+                seconds=round(result.duration_sec, 3),
+            )
+            if not config.verifier_time_counts:
+                self.deadline += anyio.current_time() - verify_clock
+            if result.outcome is PassOutcome.PASSED or (not final and self._remaining() <= 0):
+                # Solved, or time ran out during an interim pass: it becomes the final one.
+                state.passes[-1] = attrs.evolve(result, final=True)
+                state.outcome = self._outcome(state.passes[-1], end)
+                state.save()
+                return
+            if final:
+                state.outcome = self._outcome(result, end)
+                state.save()
+                return
+            feedback = rejection_message(
+                config.feedback,
+                number=number,
+                remaining_sec=self._remaining(),
+                scorecard=result.scorecard,
+            )
+            state.save()
+
+    def _last_pass_allowed(self, number: int) -> bool:
+        """True when this stop's pass must be the final one."""
+        config = self.state.config
+        if not config.continue_until_timeout:
+            return True
+        return config.max_passes is not None and number >= config.max_passes
+
+    def _remaining(self) -> float:
+        return max(0.0, self.deadline - anyio.current_time())
+
+    def _outcome(self, result: VerifierPass, end: TurnEnd) -> Outcome:
+        if end is TurnEnd.ERROR:
+            return Outcome.AGENT_ERROR
+        if result.outcome in _PASS_OUTCOME_TO_EPISODE:
+            return _PASS_OUTCOME_TO_EPISODE[result.outcome]
+        return Outcome.SOLVED if result.outcome is PassOutcome.PASSED else Outcome.UNSOLVED
+
+    async def _agent_turn(self, number: int, feedback: str | None) -> TurnEnd:
+        state = self.state
+        assert self.sandbox is not None
+        usage = UsageRecorder()
+        turn = Turn(
+            instruction=self.task.instruction,
+            sandbox=self.sandbox.agent_view(),
+            number=number,
+            deadline=self.deadline,
+            usage=usage,
+            log=state.events.bind(turn=number),
+            feedback=feedback,
+            task_name=self.task.name,
+            episode_dir=state.directory,
+        )
+        started_at = datetime.now(UTC)
+        clock = time.monotonic()
+        end, error = TurnEnd.DEADLINE, None
+        state.events.emit("agent_turn_started", turn=number, remaining_sec=round(self._remaining()))
+        with anyio.move_on_after(self._remaining()):
+            try:
+                agent = self.factory()
+                await agent.run(turn)
+                end = TurnEnd.RETURNED
+            except Exception as exc:
+                end, error = TurnEnd.ERROR, f"{type(exc).__name__}: {exc}"
+        state.usage.total = state.usage.total + usage.total
+        state.usage.models |= usage.models
+        if end is TurnEnd.ERROR:
+            state.error = error
+        state.turns.append(
+            TurnRecord(
+                number=number,
+                started_at=started_at,
+                duration_sec=time.monotonic() - clock,
+                end=end,
+                feedback=feedback,
+                error=error,
+                usage=usage.total,
+            )
+        )
+        state.events.emit("agent_turn_finished", turn=number, end=str(end), error=error)
+        state.save()
+        return end
+
+    async def _teardown(self) -> None:
+        clock = time.monotonic()
+        if self.sandbox is not None:
+            try:
+                await self.sandbox.destroy()
+            except SandboxError as exc:
+                self.state.events.emit("teardown_failed", error=str(exc))
+        self.state.teardown_sec = time.monotonic() - clock

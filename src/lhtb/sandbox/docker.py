@@ -1,0 +1,349 @@
+"""The Docker sandbox backend (docker SDK; every blocking call runs in a worker thread).
+
+* :meth:`DockerBackend.prepare` builds the task's ``environment/`` into
+  ``lhtb-env/<task>:<content hash>`` once and reuses it while the directory is
+  unchanged (concurrent episodes of one task build once), or checks the task's
+  ``docker_image``. Environment images are never removed by lhtb.
+* :meth:`DockerBackend.start` runs ``sleep infinity`` under an init, with the
+  task's CPU/memory limits, network (``network_mode="none"`` without internet),
+  workdir and env, waits for the healthcheck, and labels the container
+  ``lhtb.run`` / ``lhtb.role`` / ``lhtb.task``.
+* ``docker-compose.yaml`` environments go through the ``docker compose`` CLI
+  (see :mod:`lhtb.sandbox._compose`).
+* :meth:`DockerBackend.cleanup` removes containers, compose projects and
+  snapshot images by label.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import time
+import uuid
+from pathlib import Path
+from typing import Any, TypeVar
+
+import anyio
+import anyio.to_thread
+import attrs
+import structlog
+
+from lhtb.errors import BackendUnavailableError, SandboxError
+from lhtb.sandbox import _compose
+from lhtb.sandbox._docker_images import (
+    LABEL_HASH,
+    LABEL_KIND,
+    LABEL_ROLE,
+    LABEL_RUN,
+    LABEL_TASK,
+    build_image,
+    environment_hash,
+    environment_tag,
+    image_id,
+    sanitise_name,
+)
+from lhtb.sandbox._docker_sandbox import DockerAgentSandbox, DockerSandbox, translate_errors
+from lhtb.sandbox._healthcheck import wait_healthy
+from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
+from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
+from lhtb.task import Task, resolve_env
+
+__all__ = ["DockerAgentSandbox", "DockerBackend", "DockerSandbox", "DockerSettings"]
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+
+
+@attrs.frozen
+class DockerSettings:
+    """Timeouts and limits of the Docker backend. Every external wait is bounded."""
+
+    api_timeout_sec: float = 120.0
+    """HTTP timeout of each Engine API call (a single read, not a whole exec)."""
+    start_timeout_sec: float = 60.0
+    """How long a new container may take to reach the running state."""
+    pull_timeout_sec: float = 300.0
+    """How long pulling a task's ``docker_image`` may take."""
+    exec_timeout_grace_sec: float = 10.0
+    """Host-side wait beyond an exec's in-container timeout before giving up on it."""
+    control_timeout_sec: float = 60.0
+    """Timeout of the freeze and thaw sweeps."""
+    remove_timeout_sec: float = 60.0
+    """Timeout of removing one container or compose project."""
+    max_concurrent_execs: int = 64
+    """Worker threads reserved for execs (each running exec holds one)."""
+    archive_limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS
+    """Caps on exported and imported archives."""
+    timeout_command: str = "timeout"
+    """In-container program that enforces exec timeouts (GNU coreutils or busybox)."""
+
+
+class DockerBackend(SandboxBackend):
+    """Sandboxes as Docker containers on the daemon ``docker.from_env()`` reaches."""
+
+    name = "docker"
+
+    def __init__(self, client: Any | None = None, *, settings: DockerSettings | None = None):
+        self.settings = settings or DockerSettings()
+        self._client = client
+        self._build_locks: dict[str, anyio.Lock] = {}
+        self._cpu_count: int | None = None
+        self.exec_limiter = anyio.CapacityLimiter(self.settings.max_concurrent_execs)
+
+    @property
+    def client(self) -> Any:
+        """The docker SDK client (created on first use).
+
+        Raises:
+            BackendUnavailableError: no daemon is reachable.
+        """
+        if self._client is None:
+            try:
+                import docker  # noqa: PLC0415
+
+                client = docker.from_env(timeout=int(self.settings.api_timeout_sec))
+                client.ping()
+            except Exception as error:
+                raise BackendUnavailableError(
+                    f"cannot reach a Docker daemon ({error})",
+                    where="docker backend",
+                    fix="Start dockerd (`systemctl start docker`), or set DOCKER_HOST",
+                ) from error
+            self._client = client
+        return self._client
+
+    async def _call(self, where: str, func: Any, /, *args: Any, **kwargs: Any) -> Any:
+        with translate_errors(where):
+            return await anyio.to_thread.run_sync(functools.partial(func, *args, **kwargs))
+
+    # -- images ----------------------------------------------------------------------------
+
+    async def prepare(self, task: Task) -> str:
+        """Return an image reference for ``task``, building its environment when needed.
+
+        Raises:
+            SandboxError: the build failed, or ``docker_image`` is absent and cannot be pulled.
+            BackendUnavailableError: a compose environment without the compose CLI.
+        """
+        where = f"task {task.name}"
+        if task.environment.docker_image:
+            await self._ensure_image(task.environment.docker_image, where=where)
+            return task.environment.docker_image
+        directory = self._environment_dir(task)
+        compose_file = _compose.find_compose_file(directory)
+        if compose_file is not None:
+            await anyio.to_thread.run_sync(_compose.require_cli)
+            return _compose.reference(compose_file)
+        if not (directory / "Dockerfile").is_file():
+            raise SandboxError(
+                "environment has neither a Dockerfile nor a docker-compose.yaml",
+                where=str(directory),
+                fix="Add environment/Dockerfile, or set [environment].docker_image",
+            )
+        content_hash = await anyio.to_thread.run_sync(environment_hash, directory)
+        tag = environment_tag(task.name, content_hash)
+        lock = self._build_locks.setdefault(tag, anyio.Lock())
+        async with lock:
+            existing = await self._call(where, image_id, self.client, tag)
+            if existing is not None:
+                log.debug("env_image_cached", task=task.name, tag=tag)
+                return tag
+            started = time.monotonic()
+            labels = {LABEL_TASK: task.name, LABEL_KIND: "environment", LABEL_HASH: content_hash}
+            await self._call(
+                str(directory),
+                build_image,
+                self.client,
+                directory,
+                tag=tag,
+                labels=labels,
+                timeout=task.environment.build_timeout_sec,
+                where=str(directory),
+            )
+            log.info("env_image_built", task=task.name, tag=tag, seconds=time.monotonic() - started)
+        return tag
+
+    def _environment_dir(self, task: Task) -> Path:
+        directory = task.environment_dir or (task.path / "environment" if task.path else None)
+        if directory is None or not directory.is_dir():
+            raise SandboxError(
+                "task has no environment directory",
+                where=f"task {task.name}",
+                fix="Give the task an environment/ directory or [environment].docker_image",
+            )
+        return directory
+
+    async def _ensure_image(self, reference: str, *, where: str) -> None:
+        if await self._call(where, image_id, self.client, reference) is not None:
+            return
+        try:
+            with anyio.fail_after(self.settings.pull_timeout_sec):
+                await anyio.to_thread.run_sync(
+                    functools.partial(self.client.images.pull, reference), abandon_on_cancel=True
+                )
+        except Exception as error:
+            raise SandboxError(
+                f"image {reference!r} is not available locally and could not be pulled ({error})",
+                where=where,
+                fix="Run `lhtb images bootstrap` for Debian bases, or `docker pull`/`docker load` "
+                "the image on this machine",
+            ) from error
+
+    async def release(self, spec: SandboxSpec) -> None:
+        """Remove a snapshot image made by :meth:`DockerSandbox.snapshot` (others are kept)."""
+        await self._call(f"snapshot {spec.image}", self._release_sync, spec.image)
+
+    def _release_sync(self, reference: str) -> None:
+        import docker.errors  # noqa: PLC0415
+
+        try:
+            image = self.client.images.get(reference)
+            if image.labels.get(LABEL_KIND) == "snapshot":
+                self.client.images.remove(image.id, force=True)
+        except docker.errors.ImageNotFound:
+            return
+
+    # -- containers ------------------------------------------------------------------------
+
+    async def start(self, spec: SandboxSpec) -> DockerSandbox:
+        """Start a container from ``spec`` and wait for it to be running and healthy.
+
+        Raises:
+            SandboxError: the container did not start, or the healthcheck failed.
+            EnvTemplateError: the task's env refers to an unset host variable.
+        """
+        task = spec.task
+        where = f"task {task.name} ({spec.role})"
+        env = resolve_env(task.environment.env, where=f"{where} [environment].env")
+        labels = self.labels(spec)
+        if _compose.is_reference(spec.image):
+            return await _compose.start(self, spec, labels=labels, env=env)
+        cpus = await self._cpus(task.environment.cpus)
+        memory = f"{task.environment.memory_mb}m"
+        name = f"lhtb-{sanitise_name(task.name).replace('/', '-')[:40]}-{uuid.uuid4().hex[:10]}"
+        container = await self._call(
+            where,
+            self.client.containers.create,
+            spec.image,
+            name=name,
+            entrypoint=["sleep"],
+            command=["infinity"],
+            init=True,
+            detach=True,
+            labels=labels,
+            environment=env,
+            working_dir=task.environment.workdir,
+            network_mode=None if spec.network_enabled else "none",
+            nano_cpus=int(cpus * 1e9),
+            mem_limit=memory,
+            memswap_limit=memory,
+        )
+        sandbox = DockerSandbox(self, container.id, spec)
+        try:
+            await self._call(where, container.start)
+            await self._wait_running(container, where=where)
+            if task.environment.healthcheck is not None:
+                await wait_healthy(
+                    functools.partial(_shell_check, sandbox),
+                    task.environment.healthcheck,
+                    where=where,
+                )
+        except BaseException:
+            await sandbox.destroy()
+            raise
+        log.info("sandbox_started", where=where, container=container.id[:12], image=spec.image)
+        return sandbox
+
+    def labels(self, spec: SandboxSpec) -> dict[str, str]:
+        """The labels every resource started for ``spec`` carries."""
+        return {LABEL_RUN: spec.run_id, LABEL_ROLE: spec.role, LABEL_TASK: spec.task.name}
+
+    async def _cpus(self, wanted: float) -> float:
+        if self._cpu_count is None:
+            info = await self._call("docker info", self.client.info)
+            self._cpu_count = int(info.get("NCPU") or 1)
+        if wanted > self._cpu_count:
+            log.warning("cpus_clamped", wanted=wanted, available=self._cpu_count)
+            return float(self._cpu_count)
+        return float(wanted)
+
+    async def _wait_running(self, container: Any, *, where: str) -> None:
+        deadline = time.monotonic() + self.settings.start_timeout_sec
+        while True:
+            await self._call(where, container.reload)
+            state = container.attrs.get("State", {})
+            if state.get("Running"):
+                return
+            if state.get("Status") in {"exited", "dead"} or time.monotonic() > deadline:
+                logs = await self._call(where, container.logs, tail=20)
+                raise SandboxError(
+                    f"container did not stay up (status {state.get('Status')!r}, exit code "
+                    f"{state.get('ExitCode')}): {logs.decode(errors='replace').strip()[-500:]}",
+                    where=where,
+                    fix="The image needs `sleep` (coreutils or busybox) on its PATH",
+                )
+            await anyio.sleep(0.05)
+
+    async def remove_container(self, container_id: str, *, project: str | None = None) -> None:
+        """Force-remove a container (or tear down its compose project); missing is fine."""
+        import docker.errors  # noqa: PLC0415
+
+        if project is not None:
+            await _compose.down(self, project)
+            return
+        try:
+            with anyio.fail_after(self.settings.remove_timeout_sec):
+                await anyio.to_thread.run_sync(
+                    functools.partial(
+                        self.client.api.remove_container, container_id, force=True, v=True
+                    ),
+                    abandon_on_cancel=True,
+                )
+        except docker.errors.NotFound:
+            return
+        except docker.errors.APIError as error:
+            if "already in progress" not in str(error):
+                raise
+
+    async def cleanup(self, run_id: str | None = None) -> int:
+        """Remove containers, compose projects and snapshot images of ``run_id`` (all if None).
+
+        Task environment images are never removed. Returns how many resources went.
+        """
+        selector = LABEL_RUN if run_id is None else f"{LABEL_RUN}={run_id}"
+        where = f"cleanup {run_id or 'all runs'}"
+        containers = await self._call(
+            where, self.client.containers.list, all=True, filters={"label": selector}
+        )
+        removed = 0
+        projects = {
+            c.labels[_compose.PROJECT_LABEL]
+            for c in containers
+            if _compose.PROJECT_LABEL in c.labels
+        }
+        for project in sorted(projects):
+            await _compose.down(self, project)
+        for container in containers:
+            if _compose.PROJECT_LABEL not in container.labels:
+                await self.remove_container(container.id)
+            removed += 1
+        images = await self._call(
+            where,
+            self.client.images.list,
+            filters={"label": [selector, f"{LABEL_KIND}=snapshot"]},
+        )
+        for image in images:
+            await self._call(where, self._remove_image, image.id)
+            removed += 1
+        log.info("cleanup_finished", run_id=run_id, removed=removed)
+        return removed
+
+    def _remove_image(self, image_ref: str) -> None:
+        import docker.errors  # noqa: PLC0415
+
+        with contextlib.suppress(docker.errors.ImageNotFound):
+            self.client.images.remove(image_ref, force=True)
+
+
+async def _shell_check(sandbox: DockerSandbox, command: str, timeout: float) -> ExecResult:
+    return await sandbox.exec(command, timeout=timeout)

@@ -1,0 +1,168 @@
+"""Verifier passes: run the hidden tests out of the agent's reach and score them.
+
+A pass always starts by freezing the agent sandbox. Then, by isolation mode:
+
+* ``separate``: export the declared artifacts, start a fresh verifier sandbox
+  from the pristine task image, import them, run the tests there, destroy it;
+* ``snapshot``: commit the frozen agent sandbox, run the tests in a fresh
+  sandbox started from that snapshot, destroy it and the snapshot;
+* ``shared``: wipe ``/logs/verifier``, copy the tests in, run them in the frozen
+  agent sandbox, then remove the tests and the logs.
+
+The agent is thawed afterwards unless the pass is the final one. Test output,
+logs and the scorecard land on the host, one folder per pass, never in the
+agent's sandbox.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+
+import attrs
+
+from lhtb.episode import PassOutcome, VerifierPass
+from lhtb.errors import RewardFileError
+from lhtb.sandbox.archive import extract_to_host, pack_directory, relocate
+from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
+from lhtb.scoring import Scorecard, check_declared, read_scorecard
+from lhtb.task import IsolationMode, Task, resolve_env
+from lhtb.verifier_kit import KIT_PATH
+
+__all__ = ["Verifier"]
+
+TESTS_DIR = "/tests"
+LOGS_DIR = "/logs/verifier"
+_RESET = (
+    f"rm -rf {TESTS_DIR} {LOGS_DIR}; [ -L /logs ] && rm -f /logs; "
+    f"mkdir -p {LOGS_DIR} && chmod 777 {LOGS_DIR}"
+)
+_REMOVE = f"rm -rf {TESTS_DIR} {LOGS_DIR}"
+_SETUP_TIMEOUT_SEC = 120.0
+
+
+@attrs.define
+class Verifier:
+    """Runs verifier passes for one episode of ``task``.
+
+    ``image`` is the pristine task image (from :meth:`SandboxBackend.prepare`);
+    ``episode_dir`` receives ``verifier/pass-NNN/`` folders.
+    """
+
+    task: Task
+    backend: SandboxBackend
+    image: str
+    run_id: str
+    episode_dir: Path
+
+    async def run_pass(self, sandbox: ManagedSandbox, number: int, *, final: bool) -> VerifierPass:
+        """Freeze ``sandbox``, verify its state, and thaw it unless ``final``.
+
+        Sandbox failures propagate as :class:`~lhtb.errors.SandboxError` (an
+        infrastructure problem); a bad or missing reward is recorded in the pass.
+        """
+        log_dir = self.episode_dir / "verifier" / f"pass-{number:03d}"
+        log_dir.mkdir(parents=True, exist_ok=True)
+        started_at = datetime.now(UTC)
+        clock = time.monotonic()
+        await sandbox.freeze()
+        try:
+            outcome, scorecard, error = await self._verify(sandbox, log_dir)
+        finally:
+            if not final:
+                await sandbox.thaw()
+        if outcome is PassOutcome.PASSED and scorecard is not None:
+            passed = scorecard.reward >= self.task.verifier.pass_threshold
+            outcome = PassOutcome.PASSED if passed else PassOutcome.FAILED
+        return VerifierPass(
+            number=number,
+            started_at=started_at,
+            duration_sec=time.monotonic() - clock,
+            outcome=outcome,
+            reward=scorecard.reward if scorecard else None,
+            scorecard=scorecard,
+            error=error,
+            log_dir=str(log_dir.relative_to(self.episode_dir)),
+            final=final,
+        )
+
+    async def _verify(
+        self, sandbox: ManagedSandbox, log_dir: Path
+    ) -> tuple[PassOutcome, Scorecard | None, str | None]:
+        mode = self.task.verifier.isolation
+        if mode is IsolationMode.SHARED:
+            try:
+                return await self._run_tests(sandbox, log_dir)
+            finally:
+                await sandbox.exec(_REMOVE, timeout=_SETUP_TIMEOUT_SEC, user="root")
+        if mode is IsolationMode.SNAPSHOT:
+            spec = await sandbox.snapshot()
+            try:
+                return await self._in_fresh_sandbox(spec, log_dir, artifacts=None)
+            finally:
+                await self.backend.release(spec)
+        artifacts = await self._export_artifacts(sandbox)
+        spec = SandboxSpec(image=self.image, task=self.task, run_id=self.run_id)
+        return await self._in_fresh_sandbox(spec, log_dir, artifacts=artifacts)
+
+    async def _export_artifacts(self, sandbox: ManagedSandbox) -> list[bytes]:
+        archives = []
+        for artifact in self.task.artifacts:
+            archive = await sandbox.export([artifact.source], exclude=artifact.exclude)
+            if artifact.target != artifact.source:
+                archive = relocate(archive, artifact.source, artifact.target)
+            archives.append(archive)
+        return archives
+
+    async def _in_fresh_sandbox(
+        self, spec: SandboxSpec, log_dir: Path, *, artifacts: list[bytes] | None
+    ) -> tuple[PassOutcome, Scorecard | None, str | None]:
+        verifier_spec = attrs.evolve(
+            spec, role="verifier", network=self.task.environment.allow_internet
+        )
+        fresh = await self.backend.start(verifier_spec)
+        try:
+            for archive in artifacts or ():
+                await fresh.import_(archive, dest="/")
+            return await self._run_tests(fresh, log_dir)
+        finally:
+            await fresh.destroy()
+
+    async def _run_tests(
+        self, sandbox: ManagedSandbox, log_dir: Path
+    ) -> tuple[PassOutcome, Scorecard | None, str | None]:
+        task = self.task
+        if task.tests_dir is None:
+            return PassOutcome.ERROR, None, "the task has no tests directory"
+        await sandbox.exec(_RESET, timeout=_SETUP_TIMEOUT_SEC, user="root")
+        extra = {"lhtb_scorecard.py": KIT_PATH}
+        await sandbox.import_(pack_directory(task.tests_dir, TESTS_DIR, extra=extra), dest="/")
+        result = await sandbox.exec(
+            ["sh", "-c", f"chmod +x {TESTS_DIR}/test.sh && exec {TESTS_DIR}/test.sh"],
+            timeout=task.verifier.timeout_sec,
+            cwd=task.environment.workdir,
+            env=self._env(),
+            user=task.verifier.user if task.verifier.user is not None else "root",
+        )
+        (log_dir / "test-stdout.txt").write_bytes(result.stdout)
+        (log_dir / "test-stderr.txt").write_bytes(result.stderr)
+        extract_to_host(await sandbox.export([LOGS_DIR]), log_dir, strip=LOGS_DIR)
+        if result.timed_out:
+            limit = task.verifier.timeout_sec
+            return PassOutcome.TIMEOUT, None, f"tests ran past verifier timeout_sec={limit:g}"
+        try:
+            scorecard = read_scorecard(log_dir)
+            if task.verifier.subtasks:
+                check_declared(scorecard, task.verifier.subtasks, path=log_dir)
+        except RewardFileError as exc:
+            return PassOutcome.ERROR, None, str(exc)
+        return PassOutcome.PASSED, scorecard, None
+
+    def _env(self) -> Mapping[str, str]:
+        where = f"{self.task.name} [verifier].env"
+        return {
+            **resolve_env(self.task.environment.env, where=f"{self.task.name} [environment].env"),
+            **resolve_env(self.task.verifier.env, where=where),
+        }

@@ -1,0 +1,102 @@
+"""Offline base images: Dockerfile scanning (pure) and bootstrapping (real Docker)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from lhtb import images
+from lhtb.cli import main
+from lhtb.errors import BackendUnavailableError
+from lhtb.images import BaseImageAction, bootstrap_base_images, dockerfile_bases, find_dockerfiles
+
+
+def test_bases_skip_stages_and_scratch() -> None:
+    text = (
+        "# syntax=docker/dockerfile:1\n"
+        "ARG BASE=debian:12-slim\n"
+        "FROM --platform=linux/amd64 ${BASE} AS build\n"
+        "RUN make\n"
+        "FROM build AS test\n"
+        "FROM scratch\n"
+        "from python:3.12 \\\n"
+        "  as py\n"
+        "FROM debian:12-slim\n"
+        "COPY --from=build /out /out\n"
+    )
+    assert dockerfile_bases(text) == ["debian:12-slim", "python:3.12"]
+
+
+def test_find_dockerfiles_accepts_task_and_collection_dirs(tmp_path: Path) -> None:
+    for name in ("a", "b"):
+        (tmp_path / "tasks" / name / "environment").mkdir(parents=True)
+        (tmp_path / "tasks" / name / "environment" / "Dockerfile").write_text("FROM x\n")
+    single = tmp_path / "tasks" / "a"
+    assert len(find_dockerfiles([tmp_path / "tasks"])) == 2
+    assert find_dockerfiles([single]) == [single / "environment" / "Dockerfile"]
+
+
+def _task(root: Path, name: str, base: str) -> Path:
+    environment = root / name / "environment"
+    environment.mkdir(parents=True)
+    (environment / "Dockerfile").write_text(f"FROM {base}\nRUN true\n")
+    return root / name
+
+
+@pytest.mark.docker
+def test_present_images_are_left_alone(tmp_path: Path, docker_client: Any) -> None:
+    _task(tmp_path, "t1", "debian:bookworm-slim")
+    report = bootstrap_base_images([tmp_path], client=docker_client)
+    assert [(r.image, r.action) for r in report.results] == [
+        ("debian:bookworm-slim", BaseImageAction.PRESENT)
+    ]
+    assert not report.changed
+
+
+@pytest.mark.docker
+def test_missing_debian_alias_is_tagged_from_a_present_one(
+    tmp_path: Path, docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    alias = "debian:12-slim"
+    if any(alias in image.tags for image in docker_client.images.list(name="debian")):
+        pytest.skip(f"{alias} already exists on this machine")
+    _task(tmp_path, "t1", alias)
+    monkeypatch.setattr(images, "_try_pull", lambda *args: False)
+    try:
+        report = bootstrap_base_images([tmp_path], client=docker_client)
+        assert report.results[0].action is BaseImageAction.TAGGED
+        assert report.results[0].source == "debian:bookworm-slim"
+        assert (
+            docker_client.images.get(alias).id
+            == docker_client.images.get("debian:bookworm-slim").id
+        )
+    finally:
+        docker_client.images.remove(alias)
+
+
+@pytest.mark.docker
+def test_unknown_missing_base_is_a_clear_error(
+    tmp_path: Path, docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _task(tmp_path, "t1", "lhtb-test/never-made:1")
+    monkeypatch.setattr(images, "_try_pull", lambda *args: False)
+    with pytest.raises(BackendUnavailableError, match="lhtb-test/never-made:1") as caught:
+        bootstrap_base_images([tmp_path], client=docker_client)
+    assert "docker load" in str(caught.value)
+
+
+def test_missing_debootstrap_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(images.shutil, "which", lambda name: None)
+    with pytest.raises(BackendUnavailableError, match="apt-get install debootstrap"):
+        images._debootstrap(object(), "bookworm", "debian:bookworm")
+
+
+@pytest.mark.docker
+def test_cli_bootstrap_prints_what_it_did(tmp_path: Path, docker_client: Any) -> None:
+    _task(tmp_path, "t1", "debian:bookworm-slim")
+    result = CliRunner().invoke(main, ["images", "bootstrap", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    assert "debian:bookworm-slim: already present" in result.output

@@ -1,0 +1,308 @@
+"""End-to-end episodes on real Docker: the state machine, outcomes and isolation."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import attrs
+import pytest
+
+import lhtb
+from lhtb.agents import NopAgent, OracleAgent
+from lhtb.feedback import BINARY_SENTENCE
+from lhtb.sandbox.docker import DockerBackend
+
+pytestmark = [pytest.mark.docker, pytest.mark.anyio]
+
+REPO = Path(__file__).resolve().parent.parent
+SECRET = "HIDDEN-TEST-MARKER-5b1f"
+
+# A tiny task: write 42 to /app/answer.txt. The test also drops a secret in its logs.
+TEST_SH = f"""#!/bin/sh
+# {SECRET}
+echo "{SECRET}" > /logs/verifier/secret.txt
+if [ "$(cat /app/answer.txt 2>/dev/null)" = "42" ]; then score=1; else score=0; fi
+printf '{{"subtasks": [{{"name": "answer", "score": %s, "visibility": "hidden"}}]}}' "$score" \\
+  > /logs/verifier/scorecard.json
+"""
+
+
+def write_task(root: Path, *, isolation: str = "separate", test_sh: str = TEST_SH) -> Path:
+    (root / "environment").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "environment" / "Dockerfile").write_text(
+        "FROM debian:bookworm-slim\nRUN mkdir -p /app\nWORKDIR /app\n"
+    )
+    (root / "tests" / "test.sh").write_text(test_sh)
+    (root / "tests" / "hidden_cases.txt").write_text(f"{SECRET}\n")
+    artifacts = 'artifacts = ["/app"]\n' if isolation == "separate" else ""
+    (root / "instruction.md").write_text("Write 42 to /app/answer.txt.\n")
+    (root / "task.toml").write_text(
+        textwrap.dedent(
+            f"""\
+            schema_version = "1.1"
+            {artifacts}
+            [agent]
+            timeout_sec = 120
+            continue_until_timeout = true
+
+            [verifier]
+            isolation = "{isolation}"
+            timeout_sec = 60
+            max_passes = 5
+            """
+        )
+    )
+    return root
+
+
+@pytest.fixture(scope="module")
+def backend() -> DockerBackend:
+    return DockerBackend()
+
+
+@pytest.fixture
+def run_id(docker_client: Any) -> Iterator[str]:
+    """A run id per test; the test must leave no container or snapshot image under it."""
+    value = f"test-{uuid.uuid4().hex[:10]}"
+    yield value
+    label = {"label": f"lhtb.run={value}"}
+    assert [c.name for c in docker_client.containers.list(all=True, filters=label)] == []
+    assert [i.tags for i in docker_client.images.list(filters=label)] == []
+
+
+def outcome_of(episode: lhtb.Episode) -> tuple[str, float | None, int]:
+    return str(episode.outcome), episode.reward, len(episode.passes)
+
+
+class Scripted:
+    """Stops with a wrong answer first, then fixes it after the rejection."""
+
+    def __init__(self) -> None:
+        self.feedback: list[str | None] = []
+
+    async def run(self, turn: lhtb.Turn) -> None:
+        self.feedback.append(turn.feedback)
+        answer = "41" if turn.number == 1 else "42"
+        await turn.sandbox.write_file("/app/answer.txt", answer)
+
+
+async def test_oracle_solves_the_starter_task(
+    backend: DockerBackend, tmp_path: Path, run_id: str
+) -> None:
+    task = lhtb.load_task(REPO / "tasks" / "climate-extremes")
+    episode = await lhtb.run_episode(
+        task, OracleAgent(task), backend=backend, run_id=run_id, output_dir=tmp_path
+    )
+    assert outcome_of(episode) == ("solved", 1.0, 1)
+    assert episode.solved
+    assert episode.strict
+    assert episode.scorecard is not None
+    assert {s.name for s in episode.scorecard.subtasks} >= {"cli_contract", "nested_manifest"}
+    saved = lhtb.Episode.load(tmp_path / "episode.json")
+    assert saved == episode
+    events = [json.loads(line)["event"] for line in (tmp_path / "events.jsonl").open()]
+    assert events[0] == "episode_started"
+    assert events[-1] == "episode_finished"
+
+
+async def test_nop_is_unsolved_with_its_reward(
+    backend: DockerBackend, tmp_path: Path, run_id: str
+) -> None:
+    task = lhtb.load_task(REPO / "tasks" / "climate-extremes")
+    episode = await lhtb.run_episode(
+        task,
+        NopAgent(),
+        backend=backend,
+        run_id=run_id,
+        output_dir=tmp_path,
+        budget=60,
+        max_passes=2,
+    )
+    assert outcome_of(episode) == ("unsolved", 0.0, 2)
+    assert not episode.config.comparable  # the budget was changed
+
+
+async def test_rejected_then_resumed_and_solved(
+    backend: DockerBackend, tmp_path: Path, run_id: str
+) -> None:
+    task = lhtb.load_task(write_task(tmp_path / "task"))
+    agent = Scripted()
+    episode = await lhtb.run_episode(
+        task, agent, backend=backend, run_id=run_id, output_dir=tmp_path / "ep"
+    )
+    assert outcome_of(episode) == ("solved", 1.0, 2)
+    assert [p.reward for p in episode.passes] == [0.0, 1.0]
+    assert agent.feedback[0] is None
+    rejection = agent.feedback[1]
+    assert rejection is not None
+    assert rejection.startswith(BINARY_SENTENCE.split("{", 1)[0])
+    assert "pass 1" in rejection
+    assert SECRET not in rejection
+    assert "answer" not in rejection
+
+
+async def test_agent_that_never_stops_is_cut_off_and_verified(
+    backend: DockerBackend, tmp_path: Path, run_id: str
+) -> None:
+    class Worker:
+        async def run(self, turn: lhtb.Turn) -> None:
+            await turn.sandbox.write_file("/app/answer.txt", "42")
+            await anyio.sleep(3600)
+
+    task = lhtb.load_task(write_task(tmp_path / "task"))
+    episode = await lhtb.run_episode(
+        task, Worker(), backend=backend, run_id=run_id, budget=8, output_dir=tmp_path / "ep"
+    )
+    assert outcome_of(episode) == ("solved", 1.0, 1)
+    assert episode.turns[0].end is lhtb.episode.TurnEnd.DEADLINE
+    assert episode.passes[0].final
+
+
+async def test_background_writer_is_frozen_at_the_deadline(
+    backend: DockerBackend, tmp_path: Path, run_id: str
+) -> None:
+    class LateWriter:
+        async def run(self, turn: lhtb.Turn) -> None:
+            await turn.sandbox.write_file("/app/answer.txt", "42")
+            # Half a second after the deadline this loop starts spoiling the answer,
+            # while the (slow) final verification is still reading it.
+            spoil = (
+                f"sleep {turn.remaining_sec + 0.5:.2f}; while :; do echo 0 > /app/answer.txt; done"
+            )
+            await turn.sandbox.exec(f"nohup sh -c '{spoil}' >/dev/null 2>&1 &")
+            await anyio.sleep(3600)
+
+    slow_test = TEST_SH.replace("#!/bin/sh\n", "#!/bin/sh\nsleep 2\n", 1)
+    task = lhtb.load_task(write_task(tmp_path / "task", isolation="shared", test_sh=slow_test))
+    episode = await lhtb.run_episode(
+        task, LateWriter(), backend=backend, run_id=run_id, budget=4, output_dir=tmp_path / "ep"
+    )
+    assert outcome_of(episode) == ("solved", 1.0, 1)
+
+
+async def test_agent_exception_is_agent_error_after_final_verification(
+    backend: DockerBackend, tmp_path: Path, run_id: str
+) -> None:
+    class Crasher:
+        async def run(self, turn: lhtb.Turn) -> None:
+            await turn.sandbox.write_file("/app/answer.txt", "42")
+            raise RuntimeError("model returned garbage")
+
+    task = lhtb.load_task(write_task(tmp_path / "task"))
+    episode = await lhtb.run_episode(
+        task, Crasher(), backend=backend, run_id=run_id, output_dir=tmp_path / "ep"
+    )
+    assert outcome_of(episode) == ("agent_error", 1.0, 1)
+    assert episode.error == "RuntimeError: model returned garbage"
+
+
+async def test_missing_reward_is_verifier_error_not_zero(
+    backend: DockerBackend, tmp_path: Path, run_id: str
+) -> None:
+    task = lhtb.load_task(write_task(tmp_path / "task", test_sh="#!/bin/sh\necho no reward\n"))
+    episode = await lhtb.run_episode(
+        task,
+        NopAgent(),
+        backend=backend,
+        run_id=run_id,
+        continue_until_timeout=False,
+        output_dir=tmp_path / "ep",
+    )
+    assert outcome_of(episode) == ("verifier_error", None, 1)
+    assert episode.passes[0].error is not None
+    assert "no reward file" in episode.passes[0].error
+    assert (tmp_path / "ep" / "verifier" / "pass-001" / "test-stdout.txt").read_text() == (
+        "no reward\n"
+    )
+
+
+async def test_harbor_task_runs_unchanged(
+    backend: DockerBackend, tmp_path: Path, run_id: str
+) -> None:
+    harbor = tmp_path / "harbor-task"
+    (harbor / "environment").mkdir(parents=True)
+    (harbor / "tests").mkdir()
+    (harbor / "solution").mkdir()
+    (harbor / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nWORKDIR /app\n")
+    (harbor / "instruction.md").write_text("Create /app/hello.txt containing 'hello'.\n")
+    (harbor / "task.toml").write_text(
+        'version = "1.0"\n\n[metadata]\nauthor_name = "someone"\ndifficulty = "easy"\n\n'
+        "[verifier]\ntimeout_sec = 60.0\n\n[agent]\ntimeout_sec = 60.0\n\n"
+        '[environment]\nbuild_timeout_sec = 300.0\ncpus = 1\nmemory = "1G"\n'
+    )
+    (harbor / "solution" / "solve.sh").write_text("#!/bin/bash\necho hello > /app/hello.txt\n")
+    (harbor / "tests" / "test.sh").write_text(
+        "#!/bin/bash\nif grep -qx hello /app/hello.txt; then echo 1 > /logs/verifier/reward.txt;"
+        " else echo 0 > /logs/verifier/reward.txt; fi\n"
+    )
+    task = lhtb.load_task(harbor)
+    assert task.verifier.isolation is lhtb.IsolationMode.SHARED
+    episode = await lhtb.run_episode(
+        task, OracleAgent(task), backend=backend, run_id=run_id, output_dir=tmp_path / "e"
+    )
+    assert outcome_of(episode) == ("solved", 1.0, 1)
+    assert episode.scorecard is not None
+    assert episode.scorecard.source == "reward.txt"
+
+
+@pytest.mark.parametrize("isolation", ["separate", "snapshot", "shared"])
+async def test_tests_and_logs_never_reach_the_agent(
+    backend: DockerBackend, tmp_path: Path, run_id: str, isolation: str
+) -> None:
+    """A poller copies /tests and /logs/verifier while passes run; nothing arrives."""
+
+    class Snooper:
+        def __init__(self) -> None:
+            self.seen: list[str] = []
+
+        async def run(self, turn: lhtb.Turn) -> None:
+            if turn.number == 1:
+                await turn.sandbox.exec(
+                    "mkdir -p /loot; nohup sh -c 'while :; do cp -r /tests /logs /loot/ "
+                    "2>/dev/null; sleep 0.05; done' >/dev/null 2>&1 &"
+                )
+                return
+            found = await turn.sandbox.exec(
+                f"grep -rl {SECRET} /loot /tests /logs /tmp /app 2>/dev/null; ls -la /tests /logs"
+            )
+            self.seen.append(found.stdout_text + found.stderr_text)
+            await turn.sandbox.write_file("/app/answer.txt", "42")
+
+    task = lhtb.load_task(write_task(tmp_path / "task", isolation=isolation))
+    agent = Snooper()
+    episode = await lhtb.run_episode(
+        task, agent, backend=backend, run_id=run_id, output_dir=tmp_path / "ep"
+    )
+    assert outcome_of(episode) == ("solved", 1.0, 2)
+    assert len(agent.seen) == 1
+    assert SECRET not in agent.seen[0]
+    # The verifier's output reached the host, one folder per pass.
+    for number in (1, 2):
+        secret = tmp_path / "ep" / "verifier" / f"pass-{number:03d}" / "secret.txt"
+        assert secret.read_text().strip() == SECRET
+
+
+async def test_restart_mode_gets_a_fresh_agent_per_turn(
+    backend: DockerBackend, tmp_path: Path, run_id: str
+) -> None:
+    made: list[Scripted] = []
+
+    def factory() -> Scripted:
+        made.append(Scripted())
+        return made[-1]
+
+    task = lhtb.load_task(write_task(tmp_path / "task"))
+    task = attrs.evolve(task, agent=attrs.evolve(task.agent, continue_mode="restart"))
+    episode = await lhtb.run_episode(
+        task, factory, backend=backend, run_id=run_id, output_dir=tmp_path / "ep"
+    )
+    assert str(episode.config.continue_mode) == "restart"
+    assert len(made) == 2
+    assert [len(agent.feedback) for agent in made] == [1, 1]
