@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
+from lhtb._log import get_logger
 from lhtb.errors import BackendUnavailableError
 
 __all__ = [
@@ -35,7 +35,7 @@ __all__ = [
     "find_dockerfiles",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
 DEBIAN_ALIASES: dict[str, str] = {
@@ -253,12 +253,24 @@ def bootstrap_base_images(
     wanted: list[str] = []
     for dockerfile in dockerfiles:
         for base in dockerfile_bases(dockerfile.read_text(encoding="utf-8")):
-            image = _normalise(base)
-            if image not in wanted:
-                wanted.append(image)
+            if base not in wanted:
+                wanted.append(base)
+    results = ensure_base_images(wanted, client=client, pull_timeout=pull_timeout)
+    return BootstrapReport(dockerfiles=tuple(dockerfiles), results=tuple(results))
+
+
+def ensure_base_images(
+    bases: Sequence[str], *, client: Any, pull_timeout: float = PULL_TIMEOUT_SEC
+) -> list[BaseImageResult]:
+    """Make each of ``bases`` present: already there, pulled, or built offline.
+
+    Raises:
+        BackendUnavailableError: a base is missing, cannot be pulled and is not a
+            buildable Debian release; or ``debootstrap`` is missing or failed.
+    """
     results: list[BaseImageResult] = []
     unmakeable: list[str] = []
-    for image in wanted:
+    for image in dict.fromkeys(_normalise(base) for base in bases):
         if _present(client, image):
             results.append(BaseImageResult(image, BaseImageAction.PRESENT))
         elif _try_pull(client, image, pull_timeout):
@@ -275,7 +287,7 @@ def bootstrap_base_images(
             fix="`docker load` them from a machine that has them, or base the tasks on one of "
             "the buildable Debian images",
         )
-    return BootstrapReport(dockerfiles=tuple(dockerfiles), results=tuple(results))
+    return results
 
 
 def _make_debian(client: Any, image: str) -> BaseImageResult:

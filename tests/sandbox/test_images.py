@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -100,3 +101,32 @@ def test_cli_bootstrap_prints_what_it_did(tmp_path: Path, docker_client: Any) ->
     result = CliRunner().invoke(main, ["images", "bootstrap", str(tmp_path)])
     assert result.exit_code == 0, result.output
     assert "debian:bookworm-slim: already present" in result.output
+
+
+@pytest.mark.docker
+@pytest.mark.anyio
+async def test_prepare_makes_a_missing_debian_base_offline(
+    docker_client: Any, tmp_path: Path
+) -> None:
+    import lhtb
+    from lhtb.sandbox.docker import DockerBackend
+
+    alias = "debian:12"
+    if images._present(docker_client, alias):
+        docker_client.images.remove(alias, noprune=True)
+    task_dir = tmp_path / "task"
+    (task_dir / "environment").mkdir(parents=True)
+    (task_dir / "tests").mkdir()
+    (task_dir / "environment" / "Dockerfile").write_text(f"FROM {alias}\nRUN mkdir -p /app\n")
+    (task_dir / "tests" / "test.sh").write_text("#!/bin/sh\n")
+    (task_dir / "instruction.md").write_text("x\n")
+    (task_dir / "task.toml").write_text(f'[task]\nname = "lhtb/base-{tmp_path.name[-8:]}"\n')
+    backend = DockerBackend(docker_client)
+    try:
+        tag = await backend.prepare(lhtb.load_task(task_dir))
+        assert images._present(docker_client, alias)
+        assert images._present(docker_client, tag)
+    finally:
+        docker_client.images.remove(alias, noprune=True)
+        with contextlib.suppress(Exception):
+            docker_client.images.remove(tag)

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import anyio
 import anyio.to_thread
-import structlog
 
+from lhtb._log import get_logger
 from lhtb.errors import BackendUnavailableError, SandboxError
 from lhtb.sandbox._docker_images import (
     ENV_IMAGE_REPO,
@@ -46,7 +46,7 @@ __all__ = [
     "start",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 PROJECT_LABEL = "com.docker.compose.project"
 MAIN_SERVICE = "main"

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.to_thread
-import structlog
 
+from lhtb._log import get_logger
 from lhtb.errors import ExecError, SandboxError, SandboxUnavailableError
 from lhtb.sandbox import _scripts
 from lhtb.sandbox._docker_exec import RawExec, run_exec
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DockerAgentSandbox", "DockerSandbox", "translate_errors"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 T = TypeVar("T")
 
 ROOT = "0"

@@ -12,15 +12,15 @@ import time
 from collections.abc import Awaitable, Callable
 
 import anyio
-import structlog
 
+from lhtb._log import get_logger
 from lhtb.errors import SandboxError
 from lhtb.sandbox.base import ExecResult
 from lhtb.task import Healthcheck
 
 __all__ = ["wait_healthy"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 Check = Callable[[str, float], Awaitable[ExecResult]]
 """Runs a shell command with a timeout and returns its result."""

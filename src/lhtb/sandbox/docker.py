@@ -26,9 +26,10 @@ from typing import Any, TypeVar
 import anyio
 import anyio.to_thread
 import attrs
-import structlog
 
+from lhtb._log import get_logger
 from lhtb.errors import BackendUnavailableError, SandboxError
+from lhtb.images import dockerfile_bases, ensure_base_images
 from lhtb.sandbox import _compose
 from lhtb.sandbox._docker_images import (
     LABEL_HASH,
@@ -50,7 +51,7 @@ from lhtb.task import Task, resolve_env
 
 __all__ = ["DockerAgentSandbox", "DockerBackend", "DockerSandbox", "DockerSettings"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 T = TypeVar("T")
 
 
@@ -149,6 +150,7 @@ class DockerBackend(SandboxBackend):
                 log.debug("env_image_cached", task=task.name, tag=tag)
                 return tag
             started = time.monotonic()
+            await self._ensure_bases(directory, where=where)
             labels = {LABEL_TASK: task.name, LABEL_KIND: "environment", LABEL_HASH: content_hash}
             await self._call(
                 str(directory),
@@ -162,6 +164,15 @@ class DockerBackend(SandboxBackend):
             )
             log.info("env_image_built", task=task.name, tag=tag, seconds=time.monotonic() - started)
         return tag
+
+    async def _ensure_bases(self, directory: Path, *, where: str) -> None:
+        """Make missing Debian base images offline (debootstrap) before a build needs them."""
+        bases = dockerfile_bases((directory / "Dockerfile").read_text(encoding="utf-8"))
+        try:
+            await self._call(where, ensure_base_images, bases, client=self.client)
+        except BackendUnavailableError as error:
+            # Not a base we can make: the build itself will pull it or fail clearly.
+            log.debug("base_images_not_bootstrapped", where=where, reason=str(error))
 
     def _environment_dir(self, task: Task) -> Path:
         directory = task.environment_dir or (task.path / "environment" if task.path else None)
