@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
@@ -61,7 +62,7 @@ def subtask_table(task: Task) -> Table:
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 def validate(paths: tuple[Path, ...]) -> None:
     """Load the tasks under PATHS and list them; exit 1 listing every problem found."""
-    console = Console()
+    console = Console(width=None if sys.stdout.isatty() else 200)
     tasks: list[Task] = []
     problems: list[LhtbError] = []
     for path in paths:

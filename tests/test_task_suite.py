@@ -1,0 +1,144 @@
+"""Suite-wide gates for the benchmark's own tasks in ``tasks/``.
+
+Static checks (every task, no Docker needed to collect but marked like the rest):
+the shared first image layer, artifacts + isolation, 5-30 declared subtasks,
+metadata, the 90-minute budget, and that at least six tasks continue until
+timeout.
+
+The weak-solution gate (real Docker): each task ships a "public-checks-only"
+solution in ``tests/weak_solution/``. Its contents are copied over the root of
+the agent sandbox (``tests/weak_solution/app/x.py`` -> ``/app/x.py``), the agent
+stops, and the verifier runs once. Every public subtask must score 1.0 and the
+overall reward must stay below 0.5: that proves the hidden cases bite.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import lhtb
+from lhtb.task import Task
+
+pytestmark = [pytest.mark.docker, pytest.mark.anyio]
+
+REPO = Path(__file__).resolve().parent.parent
+TASKS_DIR = REPO / "tasks"
+TASK_DIRS = sorted(p for p in TASKS_DIR.iterdir() if (p / "task.toml").is_file())
+SHARED_LAYER = [
+    "FROM debian:bookworm-slim",
+    "RUN apt-get update && apt-get install -y --no-install-recommends python3 procps "
+    "ca-certificates && rm -rf /var/lib/apt/lists/*",
+]
+WEAK_DIR = Path("tests") / "weak_solution"
+WEAK_BUDGET_SEC = 600
+
+
+def _load(task_dir: Path) -> Task:
+    return lhtb.load_task(task_dir)
+
+
+@pytest.fixture(params=TASK_DIRS, ids=[p.name for p in TASK_DIRS])
+def task_dir(request: pytest.FixtureRequest) -> Path:
+    return Path(request.param)
+
+
+# -- static ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", TASK_DIRS, ids=[p.name for p in TASK_DIRS])
+def test_dockerfile_starts_with_the_shared_layer(path: Path) -> None:
+    lines = [
+        line.strip()
+        for line in (path / "environment" / "Dockerfile").read_text().splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert lines[:2] == SHARED_LAYER, f"{path.name}: Dockerfile must start with the shared layer"
+
+
+@pytest.mark.parametrize("path", TASK_DIRS, ids=[p.name for p in TASK_DIRS])
+def test_task_declares_the_suite_conventions(path: Path) -> None:
+    task = _load(path)
+    assert task.artifacts, f"{path.name}: declare artifacts"
+    isolation = str(getattr(task.verifier.isolation, "value", task.verifier.isolation))
+    readme = (path / "README.md").read_text() if (path / "README.md").is_file() else ""
+    assert isolation == "separate" or (isolation == "shared" and "shared" in readme.lower()), (
+        f"{path.name}: isolation must be 'separate', or 'shared' with the reason in README.md"
+    )
+    assert 5 <= len(task.verifier.subtasks) <= 30, f"{path.name}: 5 to 30 subtasks"
+    visibilities = {
+        str(getattr(s.visibility, "value", s.visibility)) for s in task.verifier.subtasks
+    }
+    assert visibilities == {"public", "hidden"}, f"{path.name}: needs public and hidden subtasks"
+    for key in ("category", "difficulty", "tags"):
+        assert task.metadata.get(key), f"{path.name}: [metadata].{key} is missing"
+    assert task.agent.timeout_sec == 5400, f"{path.name}: [agent].timeout_sec must be 5400"
+    assert (path / "solution" / "solve.sh").is_file(), f"{path.name}: solution/solve.sh"
+    assert (path / "tests" / "test.sh").is_file(), f"{path.name}: tests/test.sh"
+    weak = path / WEAK_DIR
+    where = f"{path.name}: the weak solution belongs in {WEAK_DIR}/ (copied over /)"
+    assert weak.is_dir(), where
+    assert any(p.is_file() for p in weak.rglob("*")), where
+    assert "## Weak solution" in readme, f"{path.name}: README.md needs a 'Weak solution' section"
+
+
+def test_most_tasks_continue_until_timeout() -> None:
+    tasks = [_load(path) for path in TASK_DIRS]
+    continuing = [t.name for t in tasks if t.agent.continue_until_timeout]
+    assert len(continuing) >= min(6, len(tasks)), (
+        f"only {len(continuing)} of {len(tasks)} tasks continue until timeout: {continuing}"
+    )
+
+
+# -- weak-solution gate (Docker) ------------------------------------------------------------------
+
+
+class WeakSolutionAgent:
+    """Copies ``tests/weak_solution/`` over the sandbox root and stops."""
+
+    name = "weak-solution"
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    async def run(self, turn: lhtb.Turn) -> None:
+        if turn.feedback:
+            return
+        for path in sorted(p for p in self.root.rglob("*") if p.is_file()):
+            target = "/" + path.relative_to(self.root).as_posix()
+            await turn.sandbox.write_file(
+                target, path.read_bytes(), mode=path.stat().st_mode & 0o777
+            )
+
+
+async def test_weak_solution_passes_public_checks_but_not_the_task(
+    task_dir: Path, tmp_path: Path
+) -> None:
+    task = _load(task_dir)
+    weak = task_dir / WEAK_DIR
+    assert weak.is_dir(), f"{task_dir.name}: no {WEAK_DIR}/ (see the module docstring)"
+    episode = await lhtb.run_episode(
+        task,
+        WeakSolutionAgent(weak),
+        budget=WEAK_BUDGET_SEC,
+        continue_until_timeout=False,
+        output_dir=tmp_path / "episode",
+    )
+    where = f"{task_dir.name}: no reward ({episode.outcome}); see {tmp_path / 'episode'}"
+    assert episode.reward is not None, where
+    assert episode.scorecard is not None, where
+    public = {
+        s.name: s.score
+        for s in episode.scorecard.subtasks
+        if str(getattr(s.visibility, "value", s.visibility)) == "public"
+    }
+    assert public, f"{task_dir.name}: the scorecard has no public subtasks"
+    failing = {name: score for name, score in public.items() if score != 1.0}
+    assert not failing, (
+        f"{task_dir.name}: the weak solution must pass every public check: {failing}"
+    )
+    assert episode.reward < 0.5, (
+        f"{task_dir.name}: the weak solution scores {episode.reward:.3f} (>= 0.5): "
+        "the hidden cases do not bite"
+    )
