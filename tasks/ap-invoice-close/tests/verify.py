@@ -1,11 +1,16 @@
-"""Hidden checks for ap-invoice-close. Writes /logs/verifier/scorecard.json."""
+"""Hidden checks for ap-invoice-close. Writes /logs/verifier/scorecard.json.
+
+The agent's /app/close.py runs through ``run_untrusted`` (as nobody, with
+/tests and /logs/verifier locked and no verifier environment): the hidden
+documents live in a root-owned input directory (the program cannot rewrite what
+the reference reads), each run writes its deliverables into its own scratch
+directory."""
 
 import csv
+import io
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -13,7 +18,7 @@ sys.path.insert(0, str(HERE))
 
 import apref  # noqa: E402
 import generate as gen  # noqa: E402
-from lhtb_scorecard import Scorecard  # noqa: E402
+from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 SCORECARD = os.environ.get("LHTB_SCORECARD", "/logs/verifier/scorecard.json")
@@ -27,24 +32,22 @@ SUMMARY_KEYS = {"run_date", "invoices", "paid", "held", "deferred", "paid_usd", 
                 "held_by_reason", "paid_usd_by_vendor"}
 
 
-def run_tool(in_dir, out_dir):
-    try:
-        proc = subprocess.run([sys.executable, str(APP / "close.py"), str(in_dir), str(out_dir)],
-                              capture_output=True, timeout=60, cwd=str(APP))
-    except subprocess.TimeoutExpired:
-        return False
-    return proc.returncode == 0
+def run_tool(in_dir):
+    """The output directory (in a fresh scratch directory) if the tool exited 0, else None."""
+    out_dir = Path(scratch_dir()) / "out"
+    proc = run_untrusted([sys.executable, str(APP / "close.py"), str(in_dir), str(out_dir)],
+                         timeout=60, cwd=str(APP))
+    return out_dir if proc.ok else None
 
 
 def read_outputs(out_dir):
     """({invoice_id: outcome}, summary, shaped) from the tool's deliverables."""
     outcomes, shaped, conflicts = {}, True, set()
     for name, header in HEADERS.items():
-        path = out_dir / name
+        text = read_output(out_dir / name, binary=True)
         try:
-            with open(path, newline="", encoding="utf-8") as handle:
-                table = list(csv.reader(handle))
-        except (OSError, UnicodeDecodeError, csv.Error):
+            table = list(csv.reader(io.StringIO(text.decode("utf-8"), newline="")))
+        except (AttributeError, UnicodeDecodeError, csv.Error):
             shaped = False
             continue
         if not table or table[0] != header:
@@ -62,10 +65,10 @@ def read_outputs(out_dir):
     for ident in conflicts:
         outcomes[ident] = {"status": "conflict"}
     try:
-        summary = json.loads((out_dir / "summary.json").read_text(encoding="utf-8"))
+        summary = json.loads(read_output(out_dir / "summary.json", binary=True) or b"")
         if not isinstance(summary, dict) or not SUMMARY_KEYS <= set(summary):
             shaped, summary = False, summary if isinstance(summary, dict) else {}
-    except (OSError, ValueError):
+    except ValueError:
         shaped, summary = False, {}
     return outcomes, summary, shaped
 
@@ -119,36 +122,38 @@ def summary_score(summary, want):
 def main():
     seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
     card = Scorecard()
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        files, _ = gen.build(gen.PUBLIC_SEED, public=True)
-        gen.write(files, work / "sample")
-        ran = run_tool(work / "sample", work / "sample_out")
-        got, summary, shaped = read_outputs(work / "sample_out") if ran else ({}, {}, False)
-        card.check("deliverables_shape", ran and shaped, weight=1, visibility="public")
-        want, want_summary = apref.close(work / "sample")
-        same = ran and shaped and set(got) == set(want) and fraction(want, got, want) == 1.0 \
-            and summary_score(summary, want_summary) > 0.999999
-        card.check("sample_matches", bool(same), weight=1, visibility="public")
+    readable(APP)
+    work = Path(input_dir())
+    files, _ = gen.build(gen.PUBLIC_SEED, public=True)
+    gen.write(files, work / "sample")
+    out = run_tool(work / "sample")
+    ran = out is not None
+    got, summary, shaped = read_outputs(out) if ran else ({}, {}, False)
+    card.check("deliverables_shape", ran and shaped, weight=1, visibility="public")
+    want, want_summary = apref.close(work / "sample")
+    same = ran and shaped and set(got) == set(want) and fraction(want, got, want) == 1.0 \
+        and summary_score(summary, want_summary) > 0.999999
+    card.check("sample_matches", bool(same), weight=1, visibility="public")
 
-        files, tags = gen.build(seed)
-        gen.write(files, work / "hidden")
-        ran = run_tool(work / "hidden", work / "hidden_out")
-        got, summary, _ = read_outputs(work / "hidden_out") if ran else ({}, {}, False)
-        want, want_summary = apref.close(work / "hidden")
-        extra = set(got) - set(want)
-        note = f"seed {seed}" + (f"; {len(extra)} unknown invoice ids in the output" if extra else "")
+    files, tags = gen.build(seed)
+    gen.write(files, work / "hidden")
+    out = run_tool(work / "hidden")
+    ran = out is not None
+    got, summary, _ = read_outputs(out) if ran else ({}, {}, False)
+    want, want_summary = apref.close(work / "hidden")
+    extra = set(got) - set(want)
+    note = f"seed {seed}" + (f"; {len(extra)} unknown invoice ids in the output" if extra else "")
 
-        def tagged(tag, status=None):
-            return [i for i, t in tags.items() if tag in t and (status is None or want[i]["status"] == status)]
+    def tagged(tag, status=None):
+        return [i for i, t in tags.items() if tag in t and (status is None or want[i]["status"] == status)]
 
-        card.add("text_invoices", fraction(tagged("text"), got, want), weight=2, message=note)
-        card.add("three_way_match", fraction(tagged("match"), got, want), weight=3)
-        card.add("duplicates", fraction(tagged("duplicate"), got, want), weight=2)
-        card.add("vendor_controls", fraction(tagged("vendor"), got, want), weight=2)
-        card.add("fx_conversion", fraction(tagged("fx", "paid") or tagged("fx"), got, want), weight=2)
-        card.add("payment_timing", fraction(tagged("timing") + tagged("clean"), got, want), weight=2)
-        card.add("summary_totals", summary_score(summary, want_summary) if ran else 0.0, weight=2)
+    card.add("text_invoices", fraction(tagged("text"), got, want), weight=2, message=note)
+    card.add("three_way_match", fraction(tagged("match"), got, want), weight=3)
+    card.add("duplicates", fraction(tagged("duplicate"), got, want), weight=2)
+    card.add("vendor_controls", fraction(tagged("vendor"), got, want), weight=2)
+    card.add("fx_conversion", fraction(tagged("fx", "paid") or tagged("fx"), got, want), weight=2)
+    card.add("payment_timing", fraction(tagged("timing") + tagged("clean"), got, want), weight=2)
+    card.add("summary_totals", summary_score(summary, want_summary) if ran else 0.0, weight=2)
     card.write(SCORECARD)
 
 

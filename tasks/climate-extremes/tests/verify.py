@@ -1,16 +1,19 @@
-"""Hidden checks for climate-extremes. Writes /logs/verifier/scorecard.json."""
+"""Hidden checks for climate-extremes. Writes /logs/verifier/scorecard.json.
+
+The agent's /app/heatwave.py runs through ``run_untrusted`` (as nobody, with
+/tests and /logs/verifier locked and no verifier environment): hidden inputs
+live in a root-owned input directory, each run writes into its own scratch
+directory."""
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate as gen  # noqa: E402
-from lhtb_scorecard import Scorecard  # noqa: E402
+from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 SAMPLE_SEED = 0
@@ -23,16 +26,15 @@ SUBTASK_WEIGHTS = {
 }
 
 
-def run_tool(input_path, workdir):
-    out = workdir / "out.json"
-    proc = subprocess.run(
-        [sys.executable, str(APP / "heatwave.py"), str(input_path), "-o", str(out)],
-        capture_output=True, timeout=120, cwd=str(APP),
-    )
-    if proc.returncode != 0 or not out.exists():
+def run_tool(input_path):
+    out = Path(scratch_dir()) / "out.json"
+    proc = run_untrusted([sys.executable, str(APP / "heatwave.py"), str(input_path), "-o", str(out)],
+                         timeout=120, cwd=str(APP))
+    text = read_output(out) if proc.ok else None
+    if text is None:
         return None
     try:
-        return json.loads(out.read_text())
+        return json.loads(text)
     except ValueError:
         return None
 
@@ -81,35 +83,35 @@ def cases(seed, workdir):
 def main():
     seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
     card = Scorecard()
-    with tempfile.TemporaryDirectory() as tmp:
-        workdir = Path(tmp)
-        sample = gen.dataset(SAMPLE_SEED)
-        report = run_tool(write(workdir, "sample.csv", gen.to_csv(sample)), workdir)
-        shaped = isinstance(report, dict) and isinstance(report.get("stations"), dict)
-        card.check("cli_contract", shaped, weight=1, visibility="public")
-        card.check(
-            "sample_matches",
-            shaped and report == gen.expected_report(sample),
-            weight=1,
-            visibility="public",
-        )
-        threshold_scores = []
-        for name, path, data in cases(seed, workdir):
-            expected = gen.expected_report(data)
-            report = run_tool(path, workdir)
-            card.add(name, fraction_correct(report, expected), weight=SUBTASK_WEIGHTS[name])
-            if name == "unsorted_multi_station":
-                stations = (report or {}).get("stations") or {}
-                for station, want in expected["stations"].items():
-                    got = (stations.get(station) or {}).get("threshold")
-                    error = abs(got - want["threshold"]) if isinstance(got, (int, float)) else 99.0
-                    threshold_scores.append(max(0.0, min(1.0, (1.0 - error) / 0.99)))
-        card.add(
-            "threshold_accuracy",
-            sum(threshold_scores) / len(threshold_scores),
-            weight=2,
-            message=f"seed {seed}",
-        )
+    readable(APP)
+    workdir = Path(input_dir())
+    sample = gen.dataset(SAMPLE_SEED)
+    report = run_tool(write(workdir, "sample.csv", gen.to_csv(sample)))
+    shaped = isinstance(report, dict) and isinstance(report.get("stations"), dict)
+    card.check("cli_contract", shaped, weight=1, visibility="public")
+    card.check(
+        "sample_matches",
+        shaped and report == gen.expected_report(sample),
+        weight=1,
+        visibility="public",
+    )
+    threshold_scores = []
+    for name, path, data in cases(seed, workdir):
+        expected = gen.expected_report(data)
+        report = run_tool(path)
+        card.add(name, fraction_correct(report, expected), weight=SUBTASK_WEIGHTS[name])
+        if name == "unsorted_multi_station":
+            stations = (report or {}).get("stations") or {}
+            for station, want in expected["stations"].items():
+                got = (stations.get(station) or {}).get("threshold")
+                error = abs(got - want["threshold"]) if isinstance(got, (int, float)) else 99.0
+                threshold_scores.append(max(0.0, min(1.0, (1.0 - error) / 0.99)))
+    card.add(
+        "threshold_accuracy",
+        sum(threshold_scores) / len(threshold_scores),
+        weight=2,
+        message=f"seed {seed}",
+    )
     card.write("/logs/verifier/scorecard.json")
 
 

@@ -1,37 +1,30 @@
-"""Hidden checks for dlg-decoder. Writes /logs/verifier/scorecard.json."""
+"""Hidden checks for dlg-decoder. Writes /logs/verifier/scorecard.json.
+
+The agent's /app/dlg2csv.py runs through ``run_untrusted`` (as nobody, with
+/tests and /logs/verifier locked and no verifier environment): hidden files
+live in a root-owned input directory, each run writes into its own scratch
+directory."""
 
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate as gen  # noqa: E402
-from lhtb_scorecard import Scorecard  # noqa: E402
+from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 WEIGHTS = {"v2_mixed_blocks": 2, "big_endian": 3, "corrupt_blocks": 3, "unknown_blocks": 2,
            "out_of_order_gaps": 2, "nested_zlib": 2, "large_file": 2}
 
 
-
-def child_env():
-    """Environment for the agent's program: no verifier settings (the seed) leak into it."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("LHTB_")}
-
 def convert(data, workdir, tag, timeout=30):
-    src, out = workdir / f"{tag}.dlg", workdir / f"{tag}.csv"
+    src, out = workdir / f"{tag}.dlg", Path(scratch_dir()) / f"{tag}.csv"
     src.write_bytes(data)
-    try:
-        proc = subprocess.run([sys.executable, str(APP / "dlg2csv.py"), str(src), "-o", str(out)],
-                              capture_output=True, env=child_env(), timeout=timeout, cwd=str(APP))
-    except subprocess.TimeoutExpired:
-        return None
-    if proc.returncode != 0 or not out.exists():
-        return None
-    return out.read_text(errors="replace")
+    proc = run_untrusted([sys.executable, str(APP / "dlg2csv.py"), str(src), "-o", str(out)],
+                         timeout=timeout, cwd=str(APP))
+    return read_output(out) if proc.ok else None
 
 
 def parse(text):
@@ -82,22 +75,22 @@ def compare(text, expected):
 def main():
     seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
     card = Scorecard()
-    with tempfile.TemporaryDirectory() as tmp:
-        workdir = Path(tmp)
-        public = {name: compare(convert(data, workdir, name), csv)[0]
-                  for name, (data, csv) in gen.public_samples().items()}
-        card.check("v1_sample", public["v1_basic"], weight=1, visibility="public")
-        card.check("v2_samples", public["v2_delta"] and public["v2_packed"], weight=1, visibility="public")
-        fractions = []
-        for name, files in gen.hidden_files(seed).items():
-            results = [compare(convert(data, workdir, f"{name}{i}"), csv) for i, (data, csv) in enumerate(files)]
-            fractions.extend(fraction for _, fraction in results)
-            if name in WEIGHTS:
-                exact = sum(ok for ok, _ in results)
-                card.add(name, exact / len(results), weight=WEIGHTS[name],
-                         message=f"seed {seed}: {exact}/{len(results)} files exact")
-        card.add("row_accuracy", sum(fractions) / len(fractions), weight=3,
-                 message=f"seed {seed}: mean fraction of correct rows per hidden file")
+    readable(APP)
+    workdir = Path(input_dir())
+    public = {name: compare(convert(data, workdir, name), csv)[0]
+              for name, (data, csv) in gen.public_samples().items()}
+    card.check("v1_sample", public["v1_basic"], weight=1, visibility="public")
+    card.check("v2_samples", public["v2_delta"] and public["v2_packed"], weight=1, visibility="public")
+    fractions = []
+    for name, files in gen.hidden_files(seed).items():
+        results = [compare(convert(data, workdir, f"{name}{i}"), csv) for i, (data, csv) in enumerate(files)]
+        fractions.extend(fraction for _, fraction in results)
+        if name in WEIGHTS:
+            exact = sum(ok for ok, _ in results)
+            card.add(name, exact / len(results), weight=WEIGHTS[name],
+                     message=f"seed {seed}: {exact}/{len(results)} files exact")
+    card.add("row_accuracy", sum(fractions) / len(fractions), weight=3,
+             message=f"seed {seed}: mean fraction of correct rows per hidden file")
     card.write("/logs/verifier/scorecard.json")
 
 

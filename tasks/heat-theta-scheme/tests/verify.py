@@ -1,40 +1,36 @@
-"""Hidden checks for heat-theta-scheme. Writes /logs/verifier/scorecard.json."""
+"""Hidden checks for heat-theta-scheme. Writes /logs/verifier/scorecard.json.
+
+The agent's /app/run.py (and its heatsolve package) runs through
+``run_untrusted`` (as nobody, with /tests and /logs/verifier locked and no
+verifier environment): hidden cases live in a root-owned input directory, each
+run writes into its own scratch directory."""
 
 import json
 import math
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate as gen  # noqa: E402
-from lhtb_scorecard import Scorecard  # noqa: E402
+from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 KEYS = ("x", "u", "steps", "l2_error", "levels", "observed_order")
 
 
-
-def child_env():
-    """Environment for the agent's program: no verifier settings (the seed) leak into it."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("LHTB_")}
-
 def run_solver(cfg, workdir, tag):
     src = workdir / f"{tag}.json"
-    out = workdir / f"{tag}-out.json"
+    out = Path(scratch_dir()) / f"{tag}-out.json"
     src.write_text(json.dumps(cfg))
-    try:
-        proc = subprocess.run([sys.executable, str(APP / "run.py"), str(src), "-o", str(out)],
-                              capture_output=True, env=child_env(), timeout=60, cwd=str(APP))
-    except subprocess.TimeoutExpired:
-        return None
-    if proc.returncode != 0 or not out.exists():
+    proc = run_untrusted([sys.executable, str(APP / "run.py"), str(src), "-o", str(out)],
+                         timeout=60, cwd=str(APP))
+    text = read_output(out) if proc.ok else None
+    if text is None:
         return None
     try:
-        data = json.loads(out.read_text())
+        data = json.loads(text)
     except ValueError:
         return None
     return data if isinstance(data, dict) else None
@@ -94,37 +90,37 @@ def mean(values):
 def main():
     seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
     card = Scorecard()
-    with tempfile.TemporaryDirectory() as tmp:
-        workdir = Path(tmp)
-        got = run_solver(gen.PUBLIC_CASE, workdir, "public")
-        ref = gen.reference(gen.PUBLIC_CASE)
-        card.check("public_case_runs", bool(got) and all(k in got for k in KEYS),
-                   weight=1, visibility="public")
-        matches = (bool(got) and got.get("steps") == ref["steps"]
-                   and field_score(got, ref) == 1.0 and l2_score(got, ref) == 1.0
-                   and order_score(got, ref) == 1.0)
-        card.check("public_case_matches", matches, weight=1, visibility="public")
+    readable(APP)
+    workdir = Path(input_dir())
+    got = run_solver(gen.PUBLIC_CASE, workdir, "public")
+    ref = gen.reference(gen.PUBLIC_CASE)
+    card.check("public_case_runs", bool(got) and all(k in got for k in KEYS),
+               weight=1, visibility="public")
+    matches = (bool(got) and got.get("steps") == ref["steps"]
+               and field_score(got, ref) == 1.0 and l2_score(got, ref) == 1.0
+               and order_score(got, ref) == 1.0)
+    card.check("public_case_matches", matches, weight=1, visibility="public")
 
-        cases = gen.hidden_cases(seed)
-        results = {}
-        for name, configs in cases.items():
-            results[name] = [(run_solver(cfg, workdir, f"{name}{i}"), gen.reference(cfg))
-                             for i, cfg in enumerate(configs)]
-        note = f"seed {seed}"
-        card.add("dirichlet_cn_field", mean([field_score(g, r) for g, r in results["dirichlet_cn_field"]]),
-                 weight=2, message=note)
-        got, ref = results["step_count_rounding"][0]
-        card.check("step_count_rounding",
-                   bool(got) and got.get("steps") == ref["steps"] and field_score(got, ref) == 1.0,
-                   weight=2, message=note)
-        card.add("theta_family", mean([field_score(g, r) for g, r in results["theta_family"]]),
-                 weight=3, message=note)
-        card.add("neumann_field", mean([field_score(g, r) for g, r in results["neumann_field"]]),
-                 weight=3, message=note)
-        every = [pair for pairs in results.values() for pair in pairs]
-        card.add("l2_error_metric", mean([l2_score(g, r) for g, r in every]), weight=2, message=note)
-        card.add("observed_order", mean([order_score(g, r) for g, r in results["observed_order"]]),
-                 weight=3, message=note)
+    cases = gen.hidden_cases(seed)
+    results = {}
+    for name, configs in cases.items():
+        results[name] = [(run_solver(cfg, workdir, f"{name}{i}"), gen.reference(cfg))
+                         for i, cfg in enumerate(configs)]
+    note = f"seed {seed}"
+    card.add("dirichlet_cn_field", mean([field_score(g, r) for g, r in results["dirichlet_cn_field"]]),
+             weight=2, message=note)
+    got, ref = results["step_count_rounding"][0]
+    card.check("step_count_rounding",
+               bool(got) and got.get("steps") == ref["steps"] and field_score(got, ref) == 1.0,
+               weight=2, message=note)
+    card.add("theta_family", mean([field_score(g, r) for g, r in results["theta_family"]]),
+             weight=3, message=note)
+    card.add("neumann_field", mean([field_score(g, r) for g, r in results["neumann_field"]]),
+             weight=3, message=note)
+    every = [pair for pairs in results.values() for pair in pairs]
+    card.add("l2_error_metric", mean([l2_score(g, r) for g, r in every]), weight=2, message=note)
+    card.add("observed_order", mean([order_score(g, r) for g, r in results["observed_order"]]),
+             weight=3, message=note)
     card.write("/logs/verifier/scorecard.json")
 
 

@@ -1,11 +1,18 @@
-"""Hidden checks for logq-hardening. Writes /logs/verifier/scorecard.json."""
+"""Hidden checks for logq-hardening. Writes /logs/verifier/scorecard.json.
+
+Every logq run goes through ``run_untrusted`` (as nobody, with /tests and
+/logs/verifier locked and no verifier environment), the agent's /app/logq.py
+and the shipped baseline alike, so the speed race runs both under the same
+conditions. The baseline runs from a copy in a root-owned input directory (it is
+the public shipped tool), and its scratch directory, which holds the right
+answer for the timing query, is deleted before the agent's program runs.
+Hidden logs live in the input directory; each run writes its output (and any
+injection marker) into its own scratch directory."""
 
 import json
 import os
-import subprocess
+import shutil
 import sys
-import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -13,7 +20,7 @@ sys.path.insert(0, str(HERE))
 
 import baseline_logq as baseline  # noqa: E402
 import generate as gen  # noqa: E402
-from lhtb_scorecard import Scorecard  # noqa: E402
+from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 SCORECARD = os.environ.get("LHTB_SCORECARD", "/logs/verifier/scorecard.json")
@@ -23,25 +30,24 @@ PERF_RECORDS = 12000
 PERF_USERS = 1800
 
 
-def run_logq(program, log, where, group_by, top, out, timeout=60):
+def run_logq(program, log, where, group_by, top, timeout=60, scratch=None):
+    """(returncode, parsed output or None, seconds, scratch dir) of one untrusted run."""
+    scratch = Path(scratch or scratch_dir())
+    out = scratch / "out.json"
     args = [sys.executable, str(program), str(log), "--group-by", group_by, "--top", str(top), "-o", str(out)]
     if where is not None:
         args += ["--where", where]
-    if out.exists():
-        out.unlink()
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(args, capture_output=True, timeout=timeout, cwd=str(APP))
-    except subprocess.TimeoutExpired:
-        return None, None, timeout
-    elapsed = time.perf_counter() - start
+    proc = run_untrusted(args, timeout=timeout, cwd=str(APP), scratch=str(scratch))
+    if proc.timed_out:
+        return None, None, timeout, scratch
     result = None
-    if proc.returncode == 0 and out.exists():
+    text = read_output(out) if proc.returncode == 0 else None
+    if text is not None:
         try:
-            result = json.loads(out.read_text())
+            result = json.loads(text)
         except ValueError:
             result = None
-    return proc.returncode, result, elapsed
+    return proc.returncode, result, proc.elapsed, scratch
 
 
 def expected(records, where, group_by, top):
@@ -49,10 +55,10 @@ def expected(records, where, group_by, top):
     return {"matched": len(kept), "groups": baseline.summarise(kept, group_by, top)}
 
 
-def semantics(records, log, queries, workdir):
+def semantics(records, log, queries):
     good, failures = 0, []
     for where, group_by, top in queries:
-        code, got, _ = run_logq(APP / "logq.py", log, where, group_by, top, workdir / "q.json")
+        code, got, _, _ = run_logq(APP / "logq.py", log, where, group_by, top)
         if code == 0 and got == expected(records, where, group_by, top):
             good += 1
         else:
@@ -60,27 +66,32 @@ def semantics(records, log, queries, workdir):
     return good / len(queries), failures
 
 
-def injections(payloads, log, workdir, tag):
+def injections(payloads, log, tag):
     good = 0
     for number, template in enumerate(payloads):
-        marker = workdir / f"mark-{tag}-{number}"
+        scratch = Path(scratch_dir())  # the program may write here, so a payload that runs leaves its marker
+        marker = scratch / f"mark-{tag}-{number}"
         payload = template.replace("MARKER", str(marker))
-        code, _, _ = run_logq(APP / "logq.py", log, payload, "service", 10, workdir / "i.json", timeout=20)
-        if code == 2 and not marker.exists():
+        code, _, _, _ = run_logq(APP / "logq.py", log, payload, "service", 10, timeout=20, scratch=scratch)
+        if code == 2 and not os.path.lexists(marker):
             good += 1
     return good / len(payloads)
 
 
 def speedup(seed, workdir):
-    """(speedup, message): the agent's logq against the shipped one, same data, same run."""
+    """(speedup, message): the agent's logq against the shipped one, same data, same run,
+    both run untrusted."""
     records = gen.records(seed + 99, PERF_RECORDS, users=PERF_USERS)
     log = workdir / "perf.jsonl"
     log.write_text(gen.to_jsonl(records))
     where = "status >= 200 and latency_ms > 5 or method == 'DELETE'"
-    _, want, base_time = run_logq(HERE / "baseline_logq.py", log, where, "user", 50, workdir / "b.json", timeout=120)
+    shipped = workdir / "baseline_logq.py"
+    shutil.copyfile(HERE / "baseline_logq.py", shipped)
+    _, want, base_time, base_scratch = run_logq(shipped, log, where, "user", 50, timeout=120)
+    shutil.rmtree(base_scratch, ignore_errors=True)  # the answer must not be there for the candidate
     best = None
     for _ in range(3):
-        code, got, elapsed = run_logq(APP / "logq.py", log, where, "user", 50, workdir / "a.json", timeout=120)
+        code, got, elapsed, _ = run_logq(APP / "logq.py", log, where, "user", 50, timeout=120)
         if code != 0 or got != want:
             return 0.0, "output differs from the shipped implementation on the timing input"
         best = elapsed if best is None else min(best, elapsed)
@@ -92,44 +103,45 @@ def speedup(seed, workdir):
 def main():
     seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
     card = Scorecard()
-    with tempfile.TemporaryDirectory() as tmp:
-        workdir = Path(tmp)
-        sample = gen.records(gen.SAMPLE_SEED, gen.SAMPLE_SIZE)
-        sample_log = workdir / "sample.jsonl"
-        sample_log.write_text(gen.to_jsonl(sample))
-        sample_queries = [(q["where"], q["group_by"], q["top"]) for q in gen.SAMPLE_QUERIES]
-        fraction, _ = semantics(sample, sample_log, sample_queries, workdir)
-        card.check("sample_queries", fraction == 1.0, weight=1, visibility="public")
-        marker = workdir / "pwned"
-        code, _, _ = run_logq(APP / "logq.py", sample_log,
-                              gen.SAMPLE_INJECTION.replace("/tmp/logq-pwned", str(marker)),
-                              "service", 10, workdir / "i.json", timeout=20)
-        hardened = code == 2 and not marker.exists()
-        card.check("rejects_sample_injection", hardened, weight=1, visibility="public")
-        gate = "" if hardened else " (scored 0: the sample injection is not rejected)"
+    readable(APP)
+    workdir = Path(input_dir())
+    sample = gen.records(gen.SAMPLE_SEED, gen.SAMPLE_SIZE)
+    sample_log = workdir / "sample.jsonl"
+    sample_log.write_text(gen.to_jsonl(sample))
+    sample_queries = [(q["where"], q["group_by"], q["top"]) for q in gen.SAMPLE_QUERIES]
+    fraction, _ = semantics(sample, sample_log, sample_queries)
+    card.check("sample_queries", fraction == 1.0, weight=1, visibility="public")
+    scratch = Path(scratch_dir())
+    marker = scratch / "pwned"
+    code, _, _, _ = run_logq(APP / "logq.py", sample_log,
+                             gen.SAMPLE_INJECTION.replace("/tmp/logq-pwned", str(marker)),
+                             "service", 10, timeout=20, scratch=scratch)
+    hardened = code == 2 and not os.path.lexists(marker)
+    card.check("rejects_sample_injection", hardened, weight=1, visibility="public")
+    gate = "" if hardened else " (scored 0: the sample injection is not rejected)"
 
-        records = gen.records(seed, 2000, users=300)
-        log = workdir / "hidden.jsonl"
-        log.write_text(gen.to_jsonl(records))
-        basic, failures = semantics(records, log, gen.basic_queries(seed), workdir)
-        card.add("semantics_basic", basic if hardened else 0.0, weight=1,
-                 message=f"{len(failures)} differ{gate}")
-        edge, failures = semantics(records, log, gen.edge_queries(seed), workdir)
-        card.add("semantics_edge", edge if hardened else 0.0, weight=2,
-                 message=f"{len(failures)} differ{gate}")
+    records = gen.records(seed, 2000, users=300)
+    log = workdir / "hidden.jsonl"
+    log.write_text(gen.to_jsonl(records))
+    basic, failures = semantics(records, log, gen.basic_queries(seed))
+    card.add("semantics_basic", basic if hardened else 0.0, weight=1,
+             message=f"{len(failures)} differ{gate}")
+    edge, failures = semantics(records, log, gen.edge_queries(seed))
+    card.add("semantics_edge", edge if hardened else 0.0, weight=2,
+             message=f"{len(failures)} differ{gate}")
 
-        small = workdir / "small.jsonl"
-        small.write_text(gen.to_jsonl(gen.records(seed + 1, 60)))
-        calls, shapes = gen.injection_payloads("MARKER")
-        card.add("injection_calls", injections(calls, small, workdir, "c"), weight=3)
-        card.add("injection_shapes", injections(shapes, small, workdir, "s"), weight=3)
+    small = workdir / "small.jsonl"
+    small.write_text(gen.to_jsonl(gen.records(seed + 1, 60)))
+    calls, shapes = gen.injection_payloads("MARKER")
+    card.add("injection_calls", injections(calls, small, "c"), weight=3)
+    card.add("injection_shapes", injections(shapes, small, "s"), weight=3)
 
-        if hardened:
-            ratio, message = speedup(seed, workdir)
-        else:
-            ratio, message = 0.0, "not scored: the sample injection is not rejected"
-        score = min(1.0, max(0.0, (ratio - ZERO_SPEEDUP) / (FULL_SPEEDUP - ZERO_SPEEDUP)))
-        card.add("speedup", score, weight=4, message=f"x{ratio:.1f}: {message}; seed {seed}")
+    if hardened:
+        ratio, message = speedup(seed, workdir)
+    else:
+        ratio, message = 0.0, "not scored: the sample injection is not rejected"
+    score = min(1.0, max(0.0, (ratio - ZERO_SPEEDUP) / (FULL_SPEEDUP - ZERO_SPEEDUP)))
+    card.add("speedup", score, weight=4, message=f"x{ratio:.1f}: {message}; seed {seed}")
     card.write(SCORECARD)
 
 

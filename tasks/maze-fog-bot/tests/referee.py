@@ -56,14 +56,20 @@ class LineReader:
         return line.decode("utf-8", "replace").strip()
 
 
-def play(level_text, bot_cmd, cwd=None, time_limit=20.0, env=None):
-    """Return {"won": bool, "steps": int, "open": int, "reason": str}."""
+def play(level_text, bot_cmd, cwd=None, time_limit=20.0, env=None, spawn=None, stop=None):
+    """Return {"won": bool, "steps": int, "open": int, "reason": str}.
+
+    ``spawn(argv, cwd=, env=, stdin=, stdout=, stderr=)`` starts the bot
+    (default :class:`subprocess.Popen`; the verifier passes the kit's
+    ``popen_untrusted``) and ``stop(proc)`` ends it and whatever it left behind
+    (default: kill it if it is still running)."""
     grid, pos, twin = parse(level_text)
     total = open_cells(grid)
     budget = steps_left = 4 * total
     keys = set()
-    proc = subprocess.Popen(bot_cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, cwd=cwd, env=env)
+    spawn = spawn or subprocess.Popen
+    proc = spawn(bot_cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                 stderr=subprocess.DEVNULL, cwd=cwd, env=env)
     reader = LineReader(proc.stdout.fileno())
     deadline = time.monotonic() + time_limit
     result = {"won": False, "steps": 0, "open": total, "reason": "budget spent"}
@@ -121,4 +127,10 @@ def play(level_text, bot_cmd, cwd=None, time_limit=20.0, env=None):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if stop is not None:
+            stop(proc)
+        try:
+            proc.stdout.close()
+        except OSError:
+            pass
     return result

@@ -1,7 +1,10 @@
 """Hidden checks for maze-fog-bot. Writes /logs/verifier/scorecard.json.
 
 Plays the agent's /app/bot.py on seeded levels with the referee in this
-directory (never the workspace engine, which the agent can edit)."""
+directory (never the workspace engine, which the agent can edit). The bot is
+started with ``popen_untrusted`` (as nobody, with /tests and /logs/verifier
+locked, no verifier environment, its own scratch HOME) and every game ends with
+``stop_untrusted``, which kills whatever the bot left running."""
 
 import os
 import sys
@@ -12,7 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate as gen  # noqa: E402
 import referee  # noqa: E402
-from lhtb_scorecard import Scorecard  # noqa: E402
+from lhtb_scorecard import Scorecard, popen_untrusted, readable, stop_untrusted  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 BOT = [sys.executable, str(APP / "bot.py")]
@@ -26,13 +29,16 @@ def main():
     seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
     card = Scorecard()
     deadline = time.monotonic() + TOTAL_SEC
-    # the bot gets no verifier settings (the seed)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("LHTB_")}
+    readable(APP)
 
     def play(level):
         if time.monotonic() > deadline:
             return {"won": False, "steps": 0, "open": 1, "reason": "verifier time cap"}
-        return referee.play(level, BOT, cwd=str(APP), time_limit=PER_GAME_SEC, env=env)
+        try:
+            return referee.play(level, BOT, cwd=str(APP), time_limit=PER_GAME_SEC,
+                                spawn=popen_untrusted, stop=stop_untrusted)
+        except OSError as exc:  # the bot could not be started
+            return {"won": False, "steps": 0, "open": 1, "reason": f"bot did not start: {exc}"}
 
     public = [play(level) for level in gen.public_levels()]
     first = public[0]

@@ -1,16 +1,19 @@
-"""Hidden checks for meter-reader. Writes /logs/verifier/scorecard.json."""
+"""Hidden checks for meter-reader. Writes /logs/verifier/scorecard.json.
+
+The agent's /app/readmeter.py runs through ``run_untrusted`` (as nobody, with
+/tests and /logs/verifier locked and no verifier environment): hidden images
+live in root-owned input directories, each run writes into its own scratch
+directory."""
 
 import json
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate as gen  # noqa: E402
-from lhtb_scorecard import Scorecard  # noqa: E402
+from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 WEIGHTS = {"other_readings": 2, "binary_pgm": 2, "colour_ppm": 2, "inverted_polarity": 2,
@@ -18,27 +21,21 @@ WEIGHTS = {"other_readings": 2, "binary_pgm": 2, "colour_ppm": 2, "inverted_pola
 
 
 
-def child_env():
-    """Environment for the agent's program: no verifier settings (the seed) leak into it."""
-    return {k: v for k, v in os.environ.items() if not k.startswith("LHTB_")}
-
 def read_all(files, workdir, timeout=120):
     """Run the tool once on every file; return {basename: reading} (empty on failure)."""
-    out = workdir / "readings.json"
+    out = Path(scratch_dir()) / "readings.json"
     paths = []
     for name, data in files:
         path = workdir / name
         path.write_bytes(data)
         paths.append(str(path))
-    try:
-        proc = subprocess.run([sys.executable, str(APP / "readmeter.py"), *paths, "-o", str(out)],
-                              capture_output=True, env=child_env(), timeout=timeout, cwd=str(APP))
-    except subprocess.TimeoutExpired:
-        return {}
-    if proc.returncode != 0 or not out.exists():
+    proc = run_untrusted([sys.executable, str(APP / "readmeter.py"), *paths, "-o", str(out)],
+                         timeout=timeout, cwd=str(APP))
+    text = read_output(out) if proc.ok else None
+    if text is None:
         return {}
     try:
-        data = json.loads(out.read_text())
+        data = json.loads(text)
     except ValueError:
         return {}
     readings = data.get("readings") if isinstance(data, dict) else None
@@ -65,27 +62,25 @@ def char_score(got, want):
 def main():
     seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
     card = Scorecard()
-    with tempfile.TemporaryDirectory() as tmp:
-        public_dir = Path(tmp) / "public"
-        public_dir.mkdir()
-        samples = gen.public_samples()
-        got = read_all([(name, data) for name, data, _ in samples], public_dir)
-        card.check("cli_contract", all(isinstance(got.get(name), str) for name, _, _ in samples),
-                   weight=1, visibility="public")
-        card.check("samples_match", all(got.get(name) == want for name, _, want in samples),
-                   weight=1, visibility="public")
-        hidden_dir = Path(tmp) / "hidden"
-        hidden_dir.mkdir()
-        images = gen.hidden_images(seed)
-        got = read_all([(name, data) for items in images.values() for name, data, _ in items], hidden_dir)
-        chars = []
-        for subtask, items in images.items():
-            right = sum(isinstance(got.get(name), str) and got[name].strip() == want for name, _, want in items)
-            chars.extend(char_score(got.get(name), want) for name, _, want in items)
-            card.add(subtask, right / len(items), weight=WEIGHTS[subtask],
-                     message=f"seed {seed}: {right}/{len(items)} read exactly")
-        card.add("char_accuracy", sum(chars) / len(chars), weight=2,
-                 message=f"seed {seed}: mean 1 - edit distance / length over {len(chars)} images")
+    readable(APP)
+    public_dir = Path(input_dir("lhtb-public-"))
+    samples = gen.public_samples()
+    got = read_all([(name, data) for name, data, _ in samples], public_dir)
+    card.check("cli_contract", all(isinstance(got.get(name), str) for name, _, _ in samples),
+               weight=1, visibility="public")
+    card.check("samples_match", all(got.get(name) == want for name, _, want in samples),
+               weight=1, visibility="public")
+    hidden_dir = Path(input_dir("lhtb-hidden-"))
+    images = gen.hidden_images(seed)
+    got = read_all([(name, data) for items in images.values() for name, data, _ in items], hidden_dir)
+    chars = []
+    for subtask, items in images.items():
+        right = sum(isinstance(got.get(name), str) and got[name].strip() == want for name, _, want in items)
+        chars.extend(char_score(got.get(name), want) for name, _, want in items)
+        card.add(subtask, right / len(items), weight=WEIGHTS[subtask],
+                 message=f"seed {seed}: {right}/{len(items)} read exactly")
+    card.add("char_accuracy", sum(chars) / len(chars), weight=2,
+             message=f"seed {seed}: mean 1 - edit distance / length over {len(chars)} images")
     card.write("/logs/verifier/scorecard.json")
 
 

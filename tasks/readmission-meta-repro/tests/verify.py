@@ -1,10 +1,15 @@
-"""Hidden checks for readmission-meta-repro. Writes /logs/verifier/scorecard.json."""
+"""Hidden checks for readmission-meta-repro. Writes /logs/verifier/scorecard.json.
+
+The agent's /app/reproduce.py runs through ``run_untrusted`` (as nobody, with
+/tests and /logs/verifier locked and no verifier environment): hidden study
+tables live in a root-owned input directory (the program cannot rewrite the data
+the reference is computed from), each run writes into its own scratch
+directory."""
 
 import csv
+import io
 import os
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -12,7 +17,7 @@ sys.path.insert(0, str(HERE))
 
 import generate as gen  # noqa: E402
 import metaref  # noqa: E402
-from lhtb_scorecard import Scorecard  # noqa: E402
+from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 SCORECARD = os.environ.get("LHTB_SCORECARD", "/logs/verifier/scorecard.json")
@@ -25,18 +30,15 @@ def run_tool(rows, workdir, name):
     data = workdir / name
     data.mkdir()
     (data / "studies.csv").write_text(gen.to_csv(rows) if not isinstance(rows, str) else rows)
-    out = workdir / f"{name}.csv"
-    try:
-        proc = subprocess.run([sys.executable, str(APP / "reproduce.py"), "--data", str(data), "--out", str(out)],
-                              capture_output=True, timeout=60, cwd=str(APP))
-    except subprocess.TimeoutExpired:
-        return data, None
-    if proc.returncode != 0 or not out.exists():
+    out = Path(scratch_dir()) / f"{name}.csv"
+    proc = run_untrusted([sys.executable, str(APP / "reproduce.py"), "--data", str(data), "--out", str(out)],
+                         timeout=60, cwd=str(APP))
+    text = read_output(out) if proc.ok else None
+    if text is None:
         return data, None
     try:
-        with open(out, newline="") as handle:
-            table = list(csv.reader(handle))
-    except (OSError, UnicodeDecodeError, csv.Error):
+        table = list(csv.reader(io.StringIO(text, newline="")))
+    except csv.Error:
         return data, None
     if not table or table[0] != HEADER:
         return data, None
@@ -85,55 +87,55 @@ def rows_score(got, want, columns):
 def main():
     seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
     card = Scorecard()
-    with tempfile.TemporaryDirectory() as tmp:
-        workdir = Path(tmp)
-        public = gen.to_csv(gen.public_rows())
-        data, got = run_tool(public, workdir, "public")
-        want = metaref.table(data / "studies.csv")
-        shaped = got is not None and list(got) == list(want)
-        card.check("table_format", shaped, weight=1, visibility="public")
-        printed = shaped
-        if shaped:
+    readable(APP)
+    workdir = Path(input_dir())
+    public = gen.to_csv(gen.public_rows())
+    data, got = run_tool(public, workdir, "public")
+    want = metaref.table(data / "studies.csv")
+    shaped = got is not None and list(got) == list(want)
+    card.check("table_format", shaped, weight=1, visibility="public")
+    printed = shaped
+    if shaped:
+        for name, stats in want.items():
+            for column in HEADER[1:]:
+                ref = float(gen.fmt_row(name, stats, 2)[HEADER.index(column)])
+                printed &= abs(got[name][column] - ref) <= PRINTED_SLACK.get(column, 0.0)
+    card.check("published_table", bool(printed), weight=1, visibility="public")
+
+    data, got = run_tool(gen.studies(seed, **gen.HIDDEN_MAIN), workdir, "main")
+    want = metaref.table(data / "studies.csv")
+    card.add("study_selection", rows_score(got, want, ["k", "participants"]), weight=3,
+             message=f"seed {seed}")
+    card.add("fixed_effect", rows_score(got, want, ["or_fixed"]), weight=2)
+    card.add("random_effects", rows_score(got, want, ["or_random", "ci_low", "ci_high"]), weight=3)
+    card.add("heterogeneity", rows_score(got, want, ["i2", "tau2"]), weight=2)
+
+    data, got = run_tool(gen.studies(seed + 1, rare=True, quirks=False), workdir, "rare")
+    want = metaref.table(data / "studies.csv")
+    card.add("zero_cells", rows_score(got, want, ["k", "or_fixed", "or_random", "ci_low", "ci_high"]),
+             weight=2)
+
+    data, got = run_tool(gen.studies(seed + 2, single=True), workdir, "single")
+    want = metaref.table(data / "studies.csv")
+    card.add("single_trial_subgroups", rows_score(got, want, HEADER[1:]), weight=1)
+
+    deliverable = APP / "results" / "table2.csv"
+    ok = False
+    if deliverable.is_file():
+        with open(deliverable, newline="") as handle:
+            table = list(csv.reader(handle))
+        want = metaref.table(APP / "data" / "studies.csv") if (APP / "data" / "studies.csv").is_file() else {}
+        fake = {r[0]: r for r in table[1:]} if table and table[0] == HEADER else {}
+        ok = bool(fake) and public == (APP / "data" / "studies.csv").read_text() and list(fake) == list(want)
+        if ok:
             for name, stats in want.items():
                 for column in HEADER[1:]:
-                    ref = float(gen.fmt_row(name, stats, 2)[HEADER.index(column)])
-                    printed &= abs(got[name][column] - ref) <= PRINTED_SLACK.get(column, 0.0)
-        card.check("published_table", bool(printed), weight=1, visibility="public")
-
-        data, got = run_tool(gen.studies(seed, **gen.HIDDEN_MAIN), workdir, "main")
-        want = metaref.table(data / "studies.csv")
-        card.add("study_selection", rows_score(got, want, ["k", "participants"]), weight=3,
-                 message=f"seed {seed}")
-        card.add("fixed_effect", rows_score(got, want, ["or_fixed"]), weight=2)
-        card.add("random_effects", rows_score(got, want, ["or_random", "ci_low", "ci_high"]), weight=3)
-        card.add("heterogeneity", rows_score(got, want, ["i2", "tau2"]), weight=2)
-
-        data, got = run_tool(gen.studies(seed + 1, rare=True, quirks=False), workdir, "rare")
-        want = metaref.table(data / "studies.csv")
-        card.add("zero_cells", rows_score(got, want, ["k", "or_fixed", "or_random", "ci_low", "ci_high"]),
-                 weight=2)
-
-        data, got = run_tool(gen.studies(seed + 2, single=True), workdir, "single")
-        want = metaref.table(data / "studies.csv")
-        card.add("single_trial_subgroups", rows_score(got, want, HEADER[1:]), weight=1)
-
-        deliverable = APP / "results" / "table2.csv"
-        ok = False
-        if deliverable.is_file():
-            with open(deliverable, newline="") as handle:
-                table = list(csv.reader(handle))
-            want = metaref.table(APP / "data" / "studies.csv") if (APP / "data" / "studies.csv").is_file() else {}
-            fake = {r[0]: r for r in table[1:]} if table and table[0] == HEADER else {}
-            ok = bool(fake) and public == (APP / "data" / "studies.csv").read_text() and list(fake) == list(want)
-            if ok:
-                for name, stats in want.items():
-                    for column in HEADER[1:]:
-                        try:
-                            ok &= value_score(column, float(fake[name][HEADER.index(column)]), stats[column]) == 1.0
-                        except (ValueError, IndexError):
-                            ok = False
-        card.check("deliverable_written", bool(ok), weight=1,
-                   message=None if ok else "results/table2.csv missing or not the full-precision table")
+                    try:
+                        ok &= value_score(column, float(fake[name][HEADER.index(column)]), stats[column]) == 1.0
+                    except (ValueError, IndexError):
+                        ok = False
+    card.check("deliverable_written", bool(ok), weight=1,
+               message=None if ok else "results/table2.csv missing or not the full-precision table")
     card.write(SCORECARD)
 
 
