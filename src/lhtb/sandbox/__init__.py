@@ -7,6 +7,7 @@ from lhtb.sandbox.base import (
     Sandbox,
     SandboxBackend,
     SandboxSpec,
+    Terminal,
 )
 
 __all__ = [
@@ -16,4 +17,5 @@ __all__ = [
     "Sandbox",
     "SandboxBackend",
     "SandboxSpec",
+    "Terminal",
 ]
