@@ -1,7 +1,13 @@
-"""Turning an agent spec (``oracle``, ``nop`` or ``module:Class``) into a factory."""
+"""Turning an agent spec (``oracle``, ``nop``, ``openai:MODEL`` or ``module:Class``) into a factory.
+
+``openai:`` is reserved for the reference agent: ``openai:gpt-4o`` is
+:class:`~lhtb.agents.OpenAIAgent` on model ``gpt-4o`` (endpoint and key from
+``OPENAI_BASE_URL`` / ``OPENAI_API_KEY``), not an attribute of the ``openai`` module.
+"""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 from typing import Any
@@ -10,8 +16,23 @@ from lhtb.agent import Agent, AgentFactory
 from lhtb.errors import AgentLoadError
 from lhtb.task import Task
 
+OPENAI_PREFIX = "openai:"
+
+
+def _openai(spec: str) -> Any:
+    model = spec[len(OPENAI_PREFIX) :].strip()
+    if not model:
+        raise AgentLoadError(
+            f"agent {spec!r} names no model", fix="use e.g. openai:gpt-4o or openai:my-vllm-model"
+        )
+    from lhtb.agents.openai_agent import OpenAIAgent  # noqa: PLC0415
+
+    return functools.partial(OpenAIAgent, model)
+
 
 def _builtin(name: str) -> Any:
+    if name.startswith(OPENAI_PREFIX):
+        return _openai(name)
     if name == "oracle":
         from lhtb.agents.oracle import OracleAgent  # noqa: PLC0415
 
@@ -28,7 +49,7 @@ def _import(spec: str) -> Any:
     if not module_name or not attr:
         raise AgentLoadError(
             f"agent {spec!r} is not a known name or a 'module:Class' reference",
-            fix="use oracle, nop, or e.g. my_pkg.agents:MyAgent",
+            fix="use oracle, nop, openai:MODEL, or e.g. my_pkg.agents:MyAgent",
         )
     try:
         target: Any = importlib.import_module(module_name)
