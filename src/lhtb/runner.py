@@ -5,10 +5,24 @@ AGENT_TURN with feedback | otherwise: DONE). At the deadline the agent is
 cancelled, its processes frozen, and a final verification decides. Teardown
 always runs, shielded from cancellation. The record (``episode.json``) and the
 event log (``events.jsonl``) are written as the episode goes.
+
+Hardening against agents (see ``docs/security.md``):
+
+* the agent coroutine runs as its own task; at the deadline it is cancelled,
+  and one that ignores cancellation is abandoned after
+  :data:`AGENT_CANCEL_GRACE_SEC` so the episode still ends on time;
+* the agent's sandbox handle works only during its turns (a coroutine that
+  outlives its turn cannot start commands while the verifier runs);
+* ``min_pass_interval_sec`` spaces interim verifier passes, ``max_passes``
+  caps them: stopping in a loop does not buy one bit per second;
+* a sandbox that the agent broke (it killed the init) ends the episode as
+  ``agent_error``, not as a retryable ``infra_error``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 import time
 import uuid
 from collections.abc import Callable
@@ -18,8 +32,10 @@ from typing import Any
 
 import anyio
 import attrs
+import sniffio
 
 from lhtb._events import EventLog
+from lhtb._turn_gate import GatedSandbox
 from lhtb.agent import Agent, AgentFactory, Turn
 from lhtb.episode import (
     Episode,
@@ -32,7 +48,7 @@ from lhtb.episode import (
     TurnRecord,
     VerifierPass,
 )
-from lhtb.errors import LhtbError, SandboxError
+from lhtb.errors import LhtbError, SandboxError, SandboxUnavailableError
 from lhtb.feedback import rejection_message
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.sandbox.registry import resolve_backend
@@ -40,7 +56,19 @@ from lhtb.task import ContinueMode, Task
 from lhtb.usage import UsageRecorder
 from lhtb.verifier import Verifier
 
-__all__ = ["EventCallback", "run_episode", "run_episode_sync"]
+__all__ = [
+    "AGENT_CANCEL_GRACE_SEC",
+    "FEEDBACK_ENV",
+    "EventCallback",
+    "resolve_feedback",
+    "run_episode",
+    "run_episode_sync",
+]
+
+AGENT_CANCEL_GRACE_SEC = 5.0
+"""How long an agent may take to honour cancellation at the deadline before it is abandoned."""
+FEEDBACK_ENV = "LHTB_VERIFIER_FEEDBACK"
+"""Environment variable choosing the feedback mode when ``run_episode`` is not told."""
 
 EventCallback = Callable[[str, dict[str, Any]], None]
 _PASS_OUTCOME_TO_EPISODE = {
@@ -115,8 +143,9 @@ async def run_episode(
     budget: float | None = None,
     continue_until_timeout: bool | None = None,
     continue_mode: ContinueMode | str | None = None,
-    feedback: FeedbackMode | str = FeedbackMode.BINARY,
+    feedback: FeedbackMode | str | None = None,
     max_passes: int | None = None,
+    min_pass_interval_sec: float = 0.0,
     verifier_time_counts: bool = True,
     output_dir: str | Path | None = None,
     run_id: str | None = None,
@@ -130,7 +159,14 @@ async def run_episode(
     task. The record and the event log go to ``output_dir`` (default
     ``runs/<task>-<id>``). ``on_event(name, fields)`` sees every event as it
     is logged (for progress displays).
+
+    ``feedback`` defaults to ``$LHTB_VERIFIER_FEEDBACK``, else ``binary``;
+    ``diagnostic`` marks the episode not comparable. ``min_pass_interval_sec``
+    is the least time between the end of one interim verifier pass and the
+    start of the next (an agent stopping sooner waits, on its own budget).
     """
+    if min_pass_interval_sec < 0:
+        raise LhtbError(f"min_pass_interval_sec must be >= 0, got {min_pass_interval_sec}")
     sandbox_backend = resolve_backend(backend)
     mode = ContinueMode(continue_mode or task.agent.continue_mode)
     factory = _factory(agent, mode)
@@ -155,7 +191,7 @@ async def run_episode(
             else continue_until_timeout
         ),
         continue_mode=mode,
-        feedback=FeedbackMode(feedback),
+        feedback=resolve_feedback(feedback),
         isolation=task.verifier.isolation,
         pass_threshold=task.verifier.pass_threshold,
         max_passes=max_passes if max_passes is not None else task.verifier.max_passes,
@@ -170,7 +206,14 @@ async def run_episode(
         directory=directory,
         events=EventLog(directory / "events.jsonl", on_event, episode=episode_id, task=task.name),
     )
-    runner = _Runner(task, factory, sandbox_backend, state, run_id or f"ep-{episode_id}")
+    runner = _Runner(
+        task,
+        factory,
+        sandbox_backend,
+        state,
+        run_id or f"ep-{episode_id}",
+        min_pass_interval_sec=min_pass_interval_sec,
+    )
     try:
         await runner.run()
     finally:
@@ -185,6 +228,29 @@ def run_episode_sync(task: Task, agent: Agent | AgentFactory, **kwargs: object) 
         return await run_episode(task, agent, **kwargs)  # type: ignore[arg-type]
 
     return anyio.run(main)
+
+
+def resolve_feedback(feedback: FeedbackMode | str | None) -> FeedbackMode:
+    """The feedback mode: the argument, else ``$LHTB_VERIFIER_FEEDBACK``, else ``binary``.
+
+    Raises:
+        LhtbError: an unknown mode name.
+    """
+    value = feedback if feedback is not None else os.environ.get(FEEDBACK_ENV) or "binary"
+    try:
+        return FeedbackMode(str(value).strip().lower())
+    except ValueError:
+        choices = ", ".join(m.value for m in FeedbackMode)
+        where = "feedback=" if feedback is not None else f"${FEEDBACK_ENV}"
+        raise LhtbError(
+            f"unknown feedback mode {value!r}", where=where, fix=f"use one of: {choices}"
+        ) from None
+
+
+def _consume(task: asyncio.Future[None]) -> None:
+    """Retrieve an abandoned agent task's result so nothing is reported as unhandled."""
+    if not task.cancelled():
+        task.exception()
 
 
 def _factory(agent: Agent | AgentFactory, mode: ContinueMode) -> AgentFactory:
@@ -210,8 +276,11 @@ class _Runner:
     backend: SandboxBackend
     state: _Episode
     run_id: str
+    min_pass_interval_sec: float = 0.0
     deadline: float = 0.0
     sandbox: ManagedSandbox | None = None
+    view: GatedSandbox | None = None
+    last_pass_end: float | None = None
 
     async def run(self) -> None:
         state = self.state
@@ -256,6 +325,7 @@ class _Runner:
             network=self.task.environment.allow_internet,
         )
         self.sandbox = await self.backend.start(spec)
+        self.view = GatedSandbox(self.sandbox.agent_view())
         self.state.provision_sec = time.monotonic() - clock
         self.state.events.emit(
             "provision_finished",
@@ -275,9 +345,22 @@ class _Runner:
             number += 1
             end = await self._agent_turn(number, feedback)
             final = end is not TurnEnd.RETURNED or self._last_pass_allowed(number)
+            if not final:
+                await self._space_passes()
+                final = self._remaining() <= 0
             verify_clock = anyio.current_time()
             state.events.emit("verifier_pass_started", pass_no=number, final=final)
-            result = await verifier.run_pass(self.sandbox, number, final=final)
+            try:
+                result = await verifier.run_pass(self.sandbox, number, final=final)
+            except SandboxError as exc:
+                if await self._sandbox_alive():
+                    raise
+                state.outcome = Outcome.AGENT_ERROR
+                state.error = f"the agent's sandbox stopped during turn {number} ({exc})"
+                state.events.emit("agent_sandbox_lost", turn=number, error=str(exc))
+                state.save()
+                return
+            self.last_pass_end = anyio.current_time()
             state.passes.append(result)
             state.events.emit(
                 "verifier_pass_finished",
@@ -306,6 +389,25 @@ class _Runner:
             )
             state.save()
 
+    async def _space_passes(self) -> None:
+        """Wait out ``min_pass_interval_sec`` since the last interim pass (within the budget)."""
+        if self.last_pass_end is None or self.min_pass_interval_sec <= 0:
+            return
+        wait = self.last_pass_end + self.min_pass_interval_sec - anyio.current_time()
+        if wait > 0:
+            self.state.events.emit("verifier_pass_spaced", wait_sec=round(wait, 3))
+            await anyio.sleep(min(wait, self._remaining()))
+
+    async def _sandbox_alive(self) -> bool:
+        assert self.sandbox is not None
+        try:
+            await self.sandbox.exec(["true"], timeout=30)
+        except SandboxUnavailableError:
+            return False
+        except LhtbError:
+            return True
+        return True
+
     def _last_pass_allowed(self, number: int) -> bool:
         """True when this stop's pass must be the final one."""
         config = self.state.config
@@ -327,9 +429,10 @@ class _Runner:
         state = self.state
         assert self.sandbox is not None
         usage = UsageRecorder()
+        assert self.view is not None
         turn = Turn(
             instruction=self.task.instruction,
-            sandbox=self.sandbox.agent_view(),
+            sandbox=self.view,
             number=number,
             deadline=self.deadline,
             usage=usage,
@@ -340,15 +443,12 @@ class _Runner:
         )
         started_at = datetime.now(UTC)
         clock = time.monotonic()
-        end, error = TurnEnd.DEADLINE, None
         state.events.emit("agent_turn_started", turn=number, remaining_sec=round(self._remaining()))
-        with anyio.move_on_after(self._remaining()):
-            try:
-                agent = self.factory()
-                await agent.run(turn)
-                end = TurnEnd.RETURNED
-            except Exception as exc:
-                end, error = TurnEnd.ERROR, f"{type(exc).__name__}: {exc}"
+        self.view.open()
+        try:
+            end, error = await self._drive(turn)
+        finally:
+            self.view.close()
         state.usage.total = state.usage.total + usage.total
         state.usage.models |= usage.models
         if end is TurnEnd.ERROR:
@@ -368,11 +468,52 @@ class _Runner:
         state.save()
         return end
 
+    async def _drive(self, turn: Turn) -> tuple[TurnEnd, str | None]:
+        """Run one agent turn until it returns, fails, or the deadline passes."""
+
+        async def body() -> None:
+            agent = self.factory()
+            await agent.run(turn)
+
+        if sniffio.current_async_library() != "asyncio":
+            with anyio.move_on_after(self._remaining()):
+                try:
+                    await body()
+                except Exception as exc:
+                    return TurnEnd.ERROR, f"{type(exc).__name__}: {exc}"
+                return TurnEnd.RETURNED, None
+            return TurnEnd.DEADLINE, None
+        # Its own task, so that an agent swallowing cancellation cannot hold the episode.
+        task = asyncio.ensure_future(body())
+        task.add_done_callback(_consume)
+        try:
+            done, _ = await asyncio.wait({task}, timeout=self._remaining())
+            if done:
+                failure = task.exception()
+                if failure is None:
+                    return TurnEnd.RETURNED, None
+                if not isinstance(failure, Exception):
+                    raise failure
+                return TurnEnd.ERROR, f"{type(failure).__name__}: {failure}"
+            assert self.view is not None
+            self.view.close()  # the budget is spent: no new command, even during the grace
+            task.cancel()
+            done, _ = await asyncio.wait({task}, timeout=AGENT_CANCEL_GRACE_SEC)
+            if done:
+                return TurnEnd.DEADLINE, None
+            self.state.events.emit("agent_abandoned", grace_sec=AGENT_CANCEL_GRACE_SEC)
+            return TurnEnd.DEADLINE, (
+                f"the agent ignored cancellation for {AGENT_CANCEL_GRACE_SEC:g}s and was abandoned"
+            )
+        finally:
+            if not task.done():
+                task.cancel()
+
     async def _teardown(self) -> None:
         clock = time.monotonic()
         if self.sandbox is not None:
             try:
                 await self.sandbox.destroy()
-            except SandboxError as exc:
-                self.state.events.emit("teardown_failed", error=str(exc))
+            except Exception as exc:  # never let cleanup hide the episode's result
+                self.state.events.emit("teardown_failed", error=f"{type(exc).__name__}: {exc}")
         self.state.teardown_sec = time.monotonic() - clock

@@ -11,11 +11,24 @@ A pass always starts by freezing the agent sandbox. Then, by isolation mode:
 
 The agent is thawed afterwards unless the pass is the final one. Test output,
 logs and the scorecard land on the host, one folder per pass, never in the
-agent's sandbox.
+agent's sandbox. The tests get a private scratch directory as ``TMPDIR``
+(``pytest-of-*`` and friends land there), created fresh and removed with the
+tests.
+
+What the agent submits is untrusted. In ``separate`` mode every exported
+artifact must stay under its declared path: members elsewhere, links that
+resolve outside it, devices, FIFOs and archives over the caps are refused,
+and the pass then scores 0 with the reason recorded (an unreadable
+submission earns nothing; it is not an infrastructure error to retry). A
+``snapshot`` over the backend's size cap is refused the same way. A missing
+artifact path is simply not copied.
 """
 
 from __future__ import annotations
 
+import io
+import posixpath
+import tarfile
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -23,24 +36,33 @@ from pathlib import Path
 
 import attrs
 
+from lhtb._log import get_logger
 from lhtb.episode import PassOutcome, VerifierPass
-from lhtb.errors import RewardFileError
+from lhtb.errors import ArchiveError, RewardFileError
 from lhtb.sandbox.archive import extract_to_host, pack_directory, relocate
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.scoring import Scorecard, check_declared, read_scorecard
 from lhtb.task import IsolationMode, Task, resolve_env
 from lhtb.verifier_kit import KIT_PATH
 
-__all__ = ["Verifier"]
+__all__ = ["Verifier", "confine"]
+
+log = get_logger(__name__)
 
 TESTS_DIR = "/tests"
 LOGS_DIR = "/logs/verifier"
+SCRATCH_DIR = "/tmp/lhtb-verifier"
+"""The tests' ``TMPDIR``: fresh for each pass, removed with the tests."""
 _RESET = (
-    f"rm -rf {TESTS_DIR} {LOGS_DIR}; [ -L /logs ] && rm -f /logs; "
-    f"mkdir -p {LOGS_DIR} && chmod 777 {LOGS_DIR}"
+    f"rm -rf {TESTS_DIR} {LOGS_DIR} {SCRATCH_DIR}; "
+    "if [ -L /logs ] || { [ -e /logs ] && [ ! -d /logs ]; }; then rm -f /logs; fi; "
+    f"mkdir -p {LOGS_DIR} {SCRATCH_DIR} && chmod 777 {LOGS_DIR} && chmod 1777 {SCRATCH_DIR}"
 )
-_REMOVE = f"rm -rf {TESTS_DIR} {LOGS_DIR}"
+_REMOVE = f"rm -rf {TESTS_DIR} {LOGS_DIR} {SCRATCH_DIR}"
 _SETUP_TIMEOUT_SEC = 120.0
+
+_Result = tuple[PassOutcome, Scorecard | None, str | None, float | None]
+"""Outcome, scorecard, error, and a reward when there is no scorecard (a refusal scores 0)."""
 
 
 @attrs.define
@@ -69,28 +91,28 @@ class Verifier:
         clock = time.monotonic()
         await sandbox.freeze()
         try:
-            outcome, scorecard, error = await self._verify(sandbox, log_dir)
+            outcome, scorecard, error, reward = await self._verify(sandbox, log_dir)
         finally:
             if not final:
                 await sandbox.thaw()
         if outcome is PassOutcome.PASSED and scorecard is not None:
             passed = scorecard.reward >= self.task.verifier.pass_threshold
             outcome = PassOutcome.PASSED if passed else PassOutcome.FAILED
+        if error is not None:
+            (log_dir / "refused.txt").write_text(error + "\n")
         return VerifierPass(
             number=number,
             started_at=started_at,
             duration_sec=time.monotonic() - clock,
             outcome=outcome,
-            reward=scorecard.reward if scorecard else None,
+            reward=scorecard.reward if scorecard else reward,
             scorecard=scorecard,
             error=error,
             log_dir=str(log_dir.relative_to(self.episode_dir)),
             final=final,
         )
 
-    async def _verify(
-        self, sandbox: ManagedSandbox, log_dir: Path
-    ) -> tuple[PassOutcome, Scorecard | None, str | None]:
+    async def _verify(self, sandbox: ManagedSandbox, log_dir: Path) -> _Result:
         mode = self.task.verifier.isolation
         if mode is IsolationMode.SHARED:
             try:
@@ -98,19 +120,30 @@ class Verifier:
             finally:
                 await sandbox.exec(_REMOVE, timeout=_SETUP_TIMEOUT_SEC, user="root")
         if mode is IsolationMode.SNAPSHOT:
-            spec = await sandbox.snapshot()
+            try:
+                spec = await sandbox.snapshot()
+            except ArchiveError as exc:
+                return _refused(f"snapshot refused: {exc}")
             try:
                 return await self._in_fresh_sandbox(spec, log_dir, artifacts=None)
             finally:
                 await self.backend.release(spec)
-        artifacts = await self._export_artifacts(sandbox)
+        try:
+            artifacts = await self._export_artifacts(sandbox)
+        except ArchiveError as exc:
+            return _refused(f"artifacts refused: {exc}")
         spec = SandboxSpec(image=self.image, task=self.task, run_id=self.run_id)
         return await self._in_fresh_sandbox(spec, log_dir, artifacts=artifacts)
 
     async def _export_artifacts(self, sandbox: ManagedSandbox) -> list[bytes]:
         archives = []
         for artifact in self.task.artifacts:
-            archive = await sandbox.export([artifact.source], exclude=artifact.exclude)
+            try:
+                archive = await sandbox.export([artifact.source], exclude=artifact.exclude)
+            except FileNotFoundError:
+                log.info("artifact_missing", path=artifact.source)
+                continue
+            archive = confine(archive, artifact.source)
             if artifact.target != artifact.source:
                 archive = relocate(archive, artifact.source, artifact.target)
             archives.append(archive)
@@ -118,25 +151,29 @@ class Verifier:
 
     async def _in_fresh_sandbox(
         self, spec: SandboxSpec, log_dir: Path, *, artifacts: list[bytes] | None
-    ) -> tuple[PassOutcome, Scorecard | None, str | None]:
+    ) -> _Result:
         verifier_spec = attrs.evolve(
             spec, role="verifier", network=self.task.environment.allow_internet
         )
         fresh = await self.backend.start(verifier_spec)
         try:
             for archive in artifacts or ():
-                await fresh.import_(archive, dest="/")
+                try:
+                    await fresh.import_(archive, dest="/")
+                except ArchiveError as exc:
+                    return _refused(f"artifacts refused: {exc}")
             return await self._run_tests(fresh, log_dir)
         finally:
             await fresh.destroy()
 
-    async def _run_tests(
-        self, sandbox: ManagedSandbox, log_dir: Path
-    ) -> tuple[PassOutcome, Scorecard | None, str | None]:
+    async def _run_tests(self, sandbox: ManagedSandbox, log_dir: Path) -> _Result:
         task = self.task
         if task.tests_dir is None:
-            return PassOutcome.ERROR, None, "the task has no tests directory"
-        await sandbox.exec(_RESET, timeout=_SETUP_TIMEOUT_SEC, user="root")
+            return PassOutcome.ERROR, None, "the task has no tests directory", None
+        reset = await sandbox.exec(_RESET, timeout=_SETUP_TIMEOUT_SEC, user="root")
+        if not reset.ok:
+            detail = reset.stderr_text.strip()[-300:]
+            return PassOutcome.ERROR, None, f"could not prepare {LOGS_DIR}: {detail}", None
         extra = {"lhtb_scorecard.py": KIT_PATH}
         await sandbox.import_(pack_directory(task.tests_dir, TESTS_DIR, extra=extra), dest="/")
         result = await sandbox.exec(
@@ -148,21 +185,77 @@ class Verifier:
         )
         (log_dir / "test-stdout.txt").write_bytes(result.stdout)
         (log_dir / "test-stderr.txt").write_bytes(result.stderr)
-        extract_to_host(await sandbox.export([LOGS_DIR]), log_dir, strip=LOGS_DIR)
+        try:
+            extract_to_host(await sandbox.export([LOGS_DIR]), log_dir, strip=LOGS_DIR)
+        except (ArchiveError, FileNotFoundError) as exc:
+            return PassOutcome.ERROR, None, f"unusable {LOGS_DIR}: {exc}", None
         if result.timed_out:
             limit = task.verifier.timeout_sec
-            return PassOutcome.TIMEOUT, None, f"tests ran past verifier timeout_sec={limit:g}"
+            return PassOutcome.TIMEOUT, None, f"tests ran past verifier timeout_sec={limit:g}", None
         try:
             scorecard = read_scorecard(log_dir)
             if task.verifier.subtasks:
                 check_declared(scorecard, task.verifier.subtasks, path=log_dir)
         except RewardFileError as exc:
-            return PassOutcome.ERROR, None, str(exc)
-        return PassOutcome.PASSED, scorecard, None
+            return PassOutcome.ERROR, None, str(exc), None
+        return PassOutcome.PASSED, scorecard, None, None
 
     def _env(self) -> Mapping[str, str]:
         where = f"{self.task.name} [verifier].env"
         return {
+            "TMPDIR": SCRATCH_DIR,
             **resolve_env(self.task.environment.env, where=f"{self.task.name} [environment].env"),
             **resolve_env(self.task.verifier.env, where=where),
         }
+
+
+def _refused(reason: str) -> _Result:
+    log.warning("verifier_pass_refused", reason=reason)
+    return PassOutcome.FAILED, None, reason, 0.0
+
+
+def confine(archive: bytes, source: str) -> bytes:
+    """Keep an exported artifact inside its declared path ``source``.
+
+    Directory entries of ``source``'s parents are dropped; any other member
+    outside ``source``, a symbolic link resolving outside it, or a hard link to
+    a member outside it refuses the whole artifact.
+
+    Raises:
+        ArchiveError: a member or link leaves ``source``.
+    """
+    root = posixpath.normpath("/" + source.strip("/"))
+    prefix = root.strip("/")
+
+    def inside(path: str) -> bool:
+        return root in (path, "/") or path.startswith(root + "/")
+
+    out = io.BytesIO()
+    try:
+        with (
+            tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as reader,
+            tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as writer,
+        ):
+            for info in reader:
+                name = "/" + info.name.strip("/").removeprefix("./")
+                where = f"artifact {root}"
+                if not inside(posixpath.normpath(name)) or ".." in name.split("/"):
+                    if info.isdir() and prefix.startswith(name.strip("/")):
+                        continue  # a parent directory of the artifact path
+                    raise ArchiveError(f"member {info.name!r} is outside {root}", where=where)
+                if info.issym():
+                    target = posixpath.normpath(
+                        posixpath.join(posixpath.dirname(name), info.linkname)
+                    )
+                    if not inside(target):
+                        raise ArchiveError(
+                            f"link {info.name!r} -> {info.linkname!r} leaves {root}", where=where
+                        )
+                if info.islnk() and not inside("/" + info.linkname.strip("/")):
+                    raise ArchiveError(
+                        f"hard link {info.name!r} -> {info.linkname!r} leaves {root}", where=where
+                    )
+                writer.addfile(info, reader.extractfile(info) if info.isreg() else None)
+    except tarfile.TarError as error:
+        raise ArchiveError(f"unreadable artifact archive ({error})", where=root) from error
+    return out.getvalue()

@@ -15,14 +15,16 @@ import tarfile
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
 
 from lhtb._log import get_logger
-from lhtb.errors import ExecError, SandboxError, SandboxUnavailableError
+from lhtb.errors import ArchiveError, ExecError, SandboxError, SandboxUnavailableError
 from lhtb.sandbox import _scripts
+from lhtb.sandbox._channel import READ_SCRIPT, ChannelManager
 from lhtb.sandbox._docker_exec import RawExec, run_exec
 from lhtb.sandbox._docker_images import (
     LABEL_KIND,
@@ -33,6 +35,7 @@ from lhtb.sandbox._docker_images import (
     sanitise_name,
 )
 from lhtb.sandbox._docker_terminal import start_terminal
+from lhtb.sandbox._host_freeze import HostFreezeError, cgroup_procs_file, host_sweep
 from lhtb.sandbox.archive import repack, validate_archive
 from lhtb.sandbox.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -50,10 +53,12 @@ if TYPE_CHECKING:
 __all__ = ["DockerAgentSandbox", "DockerSandbox", "translate_errors"]
 
 log = get_logger(__name__)
+_DYING_GRACE_SEC = 1.0
 T = TypeVar("T")
 
 ROOT = "0"
 _KILLED = 128 + 9
+_EXPORT_CHUNK = 1024 * 1024
 _GO_MODE_DIR = 1 << 31
 _GO_MODE_SYMLINK = 1 << 27
 _START_FAILURE_MARKERS = (
@@ -115,6 +120,8 @@ class DockerSandbox(ManagedSandbox):
         self._destroyed = False
         self.compose_project: str | None = None
         self._view: DockerAgentSandbox | None = None
+        self._channels: ChannelManager | None = None
+        self._host_procs: tuple[Path, int] | Literal[False] | None = None
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -161,16 +168,21 @@ class DockerSandbox(ManagedSandbox):
                 working directory or executable, no ``timeout`` in the image).
         """
         argv = _argv(command)
-        if timeout is not None:
-            if timeout <= 0:
-                raise ExecError(f"timeout must be positive, got {timeout}", where=self._where)
-            argv = [self._backend.settings.timeout_command, "-s", "KILL", f"{timeout:.3f}", *argv]
+        if timeout is not None and timeout <= 0:
+            raise ExecError(f"timeout must be positive, got {timeout}", where=self._where)
         if output_limit < 0:
             raise ExecError(f"output_limit must be >= 0, got {output_limit}", where=self._where)
         data = stdin.encode() if isinstance(stdin, str) else stdin
         grace = self._backend.settings.exec_timeout_grace_sec
         if self._destroyed:
             raise SandboxUnavailableError("sandbox was destroyed", where=self._where)
+        fast = await self._channel_run(
+            argv, stdin=data, user=user, cwd=cwd, env=env, timeout=timeout, limit=output_limit
+        )
+        if fast is not None:
+            return fast
+        if timeout is not None:
+            argv = [self._backend.settings.timeout_command, "-s", "KILL", f"{timeout:.3f}", *argv]
         call = functools.partial(
             run_exec,
             self._backend.client.api,
@@ -188,6 +200,49 @@ class DockerSandbox(ManagedSandbox):
                 call, abandon_on_cancel=True, limiter=self._backend.exec_limiter
             )
         return self._interpret(raw, argv, timeout)
+
+    def _channel_manager(self) -> ChannelManager:
+        if self._channels is None:
+            settings = self._backend.settings
+            self._channels = ChannelManager(
+                self._backend.client.api,
+                self._id,
+                self._where,
+                settings.channel,
+                enabled=settings.exec_channel and self.spec.role == "agent",
+            )
+        return self._channels
+
+    async def _channel_run(
+        self,
+        argv: list[str],
+        *,
+        stdin: bytes | None,
+        user: str | int | None,
+        cwd: str | None,
+        env: Mapping[str, str] | None,
+        timeout: float | None,
+        limit: int,
+    ) -> ExecResult | None:
+        """Run through the exec channel (see :mod:`lhtb.sandbox._channel`); None: use plain exec."""
+        channels = self._channel_manager()
+        if not channels.active:
+            return None
+        grace = self._backend.settings.exec_timeout_grace_sec
+        with translate_errors(self._where):
+            return await channels.run(
+                argv,
+                stdin=stdin,
+                user=ROOT if user is None else str(user),
+                cwd=cwd,
+                env=env,
+                timeout=timeout,
+                output_limit=limit,
+                host_timeout=None if timeout is None else timeout + grace,
+            )
+
+    async def _kill_in_sandbox(self, pid: int) -> None:
+        await self.exec(["kill", "-KILL", str(pid)], timeout=10)
 
     def _interpret(self, raw: RawExec, argv: list[str], timeout: float | None) -> ExecResult:
         code = raw.exit_code
@@ -233,7 +288,19 @@ class DockerSandbox(ManagedSandbox):
         Raises:
             FileNotFoundError, IsADirectoryError, SandboxUnavailableError.
         """
-        return await self._call(self._read_sync, _absolute(path))
+        path = _absolute(path)
+        channels = self._channel_manager()
+        if channels.active and not self._destroyed:
+            limit = channels.settings.file_channel_max_bytes
+            argv = ["sh", "-c", READ_SCRIPT, "sh", path, str(limit + 1)]
+            result = await self._channel_run(
+                argv, stdin=None, user=None, cwd=None, env=None, timeout=300, limit=limit + 1
+            )
+            if result is not None:
+                _raise_for_file_status(result, path)
+                if len(result.stdout) <= limit:
+                    return result.stdout
+        return await self._call(self._read_sync, path)
 
     def _read_sync(self, path: str) -> bytes:
         import docker.errors  # noqa: PLC0415
@@ -266,7 +333,17 @@ class DockerSandbox(ManagedSandbox):
     async def write_file(self, path: str, data: bytes | str, *, mode: int | None = None) -> None:
         """Create or replace a file (root-owned), creating parent directories."""
         payload = data.encode() if isinstance(data, str) else data
-        archive = _single_file_tar(_absolute(path).lstrip("/"), payload, mode or 0o644)
+        path = _absolute(path)
+        channels = self._channel_manager()
+        if channels.active and len(payload) <= channels.settings.file_channel_max_bytes:
+            argv = ["sh", "-c", _scripts.WRITE_FILE_SCRIPT, "sh", path, f"{mode or 0o644:o}"]
+            result = await self._channel_run(
+                argv, stdin=payload, user=None, cwd=None, env=None, timeout=300, limit=64 * 1024
+            )
+            if result is not None:
+                _raise_for_file_status(result, path)
+                return
+        archive = _single_file_tar(path.lstrip("/"), payload, mode or 0o644)
         await self._call(self._backend.client.api.put_archive, self._id, "/", archive)
 
     # -- control ---------------------------------------------------------------------------
@@ -274,9 +351,28 @@ class DockerSandbox(ManagedSandbox):
     async def freeze(self) -> None:
         """SIGSTOP every process but the init, round after round, until none is running.
 
+        When the daemon is local the sweep runs on the host, from the container's
+        cgroup (nothing in the container is trusted: an agent may have replaced
+        ``/bin/sh``); otherwise it runs in the container (``_scripts.FREEZE_SCRIPT``).
+
         Raises:
             SandboxError: no fixpoint was reached (see ``_scripts.FREEZE_MAX_ROUNDS``).
         """
+        try:
+            await self._freeze()
+        except SandboxUnavailableError:
+            raise
+        except SandboxError:
+            # A container whose init the agent killed is unavailable, not a failed freeze;
+            # the daemon may need a moment to see that it has stopped.
+            await anyio.sleep(_DYING_GRACE_SEC)
+            await self._running_init()
+            raise
+
+    async def _freeze(self) -> None:
+        await self._channel_manager().suspend(self._kill_in_sandbox)  # plain exec from here
+        if await self._host_sweep(freeze=True):
+            return
         result = await self._control(_scripts.FREEZE_SCRIPT)
         if not result.ok:
             raise SandboxError(
@@ -288,9 +384,51 @@ class DockerSandbox(ManagedSandbox):
 
     async def thaw(self) -> None:
         """SIGCONT every process but the init."""
+        self._channel_manager().resume()
+        if await self._host_sweep(freeze=False):
+            return
         result = await self._control(_scripts.THAW_SCRIPT)
         if not result.ok:
             raise SandboxError(f"thaw failed: {result.stderr_text.strip()}", where=self._where)
+
+    async def _running_init(self) -> int:
+        """The host pid of the container's init; raises when the container is not running."""
+        info = await self._call(self._backend.client.api.inspect_container, self._id)
+        state = info.get("State", {})
+        if not state.get("Running"):
+            raise SandboxUnavailableError(
+                f"container is not running (status {state.get('Status')!r})",
+                where=self._where,
+                fix="The sandbox stopped (crashed or was killed); start a new one",
+            )
+        return int(state.get("Pid") or 0)
+
+    async def _host_sweep(self, *, freeze: bool) -> bool:
+        """Freeze or thaw from the host; False when the host cannot see the container."""
+        if not self._backend.settings.host_freeze or self.compose_project is not None:
+            return False
+        if self._host_procs is None:
+            init = await self._running_init()
+            procs = await anyio.to_thread.run_sync(cgroup_procs_file, init, self._id)
+            if procs is None:
+                await self._running_init()  # a container dying under us is unavailable
+            self._host_procs = (procs, init) if procs is not None else False
+        if self._host_procs is False:
+            return False
+        procs, init = self._host_procs
+        timeout = self._backend.settings.control_timeout_sec
+        try:
+            rounds = await anyio.to_thread.run_sync(
+                functools.partial(host_sweep, procs, keep={init}, freeze=freeze, timeout=timeout)
+            )
+        except HostFreezeError as error:
+            raise SandboxError(
+                f"freeze failed: {error}",
+                where=self._where,
+                fix="Retry; if it persists, destroy the sandbox",
+            ) from error
+        log.debug("sandbox_host_sweep", where=self._where, freeze=freeze, rounds=rounds)
+        return True
 
     async def export(self, paths: Sequence[str], *, exclude: Sequence[str] = ()) -> bytes:
         """A tar of ``paths``, names relative to ``/``, read by the Engine (not in-sandbox tools).
@@ -306,15 +444,29 @@ class DockerSandbox(ManagedSandbox):
 
         api = self._backend.client.api
         parts: list[tuple[str, Any]] = []
-        for path in paths:
-            try:
-                chunks, _ = api.get_archive(self._id, path)
-            except docker.errors.NotFound as error:
-                if "No such container" in str(error.explanation):
-                    raise
-                raise FileNotFoundError(2, "No such file or directory in sandbox", path) from error
-            parts.append((posixpath.dirname(path.rstrip("/")) or "/", _ChunkStream(chunks)))
-        return repack(parts, exclude=exclude, limits=self._backend.settings.archive_limits)
+        responses: list[Any] = []
+        try:
+            for path in paths:
+                url = api._url("/containers/{0}/archive", self._id)
+                response = api._get(url, params={"path": path}, stream=True)
+                responses.append(response)
+                try:
+                    api._raise_for_status(response)
+                except docker.errors.NotFound as error:
+                    if "No such container" in str(error.explanation):
+                        raise
+                    raise FileNotFoundError(
+                        2, "No such file or directory in sandbox", path
+                    ) from error
+                chunks = response.raw.stream(_EXPORT_CHUNK, decode_content=False)
+                parts.append((posixpath.dirname(path.rstrip("/")) or "/", _ChunkStream(chunks)))
+            return repack(parts, exclude=exclude, limits=self._backend.settings.archive_limits)
+        finally:
+            # An export refused half-way (over a cap) must not leave the Engine streaming:
+            # a dangling archive stream blocks removing the container.
+            for response in responses:
+                with contextlib.suppress(Exception):
+                    response.close()
 
     async def import_(self, archive: bytes, *, dest: str = "/") -> None:
         """Validate ``archive`` (see :mod:`lhtb.sandbox.archive`), then extract it under ``dest``.
@@ -344,6 +496,16 @@ class DockerSandbox(ManagedSandbox):
             LABEL_TASK: spec.task.name,
             LABEL_KIND: "snapshot",
         }
+        limit = self._backend.settings.max_snapshot_bytes
+        size = await self._call(_size_rw, self._backend.client.api, self._id)
+        if size > limit:
+            # Apparent size: a sparse file counts in full, as `docker commit` would store it.
+            raise ArchiveError(
+                f"the sandbox's filesystem changes ({size} bytes) exceed the snapshot cap "
+                f"of {limit} bytes",
+                where=self._where,
+                fix="Keep the working files small, or raise DockerSettings.max_snapshot_bytes",
+            )
         started = time.monotonic()
         await self._call(
             self._backend.client.api.commit,
@@ -367,6 +529,8 @@ class DockerSandbox(ManagedSandbox):
         if self._destroyed:
             return
         self._destroyed = True
+        if self._channels is not None:
+            self._channels.shutdown()
         with anyio.CancelScope(shield=True):
             await self._backend.remove_container(self._id, project=self.compose_project)
 
@@ -481,6 +645,13 @@ def _single_file_tar(name: str, data: bytes, mode: int) -> bytes:
         info.mtime = int(time.time())
         tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def _size_rw(api: Any, container_id: str) -> int:
+    """Bytes the container changed (apparent sizes: a sparse file counts in full)."""
+    url = api._url("/containers/{0}/json", container_id)
+    info = api._result(api._get(url, params={"size": 1}), True)
+    return int(info.get("SizeRw") or 0)
 
 
 def _drain(chunks: Any) -> None:

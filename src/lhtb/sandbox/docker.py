@@ -31,6 +31,7 @@ from lhtb._log import get_logger
 from lhtb.errors import BackendUnavailableError, SandboxError
 from lhtb.images import dockerfile_bases, ensure_base_images
 from lhtb.sandbox import _compose
+from lhtb.sandbox._channel import DEFAULT_CHANNEL_SETTINGS, ChannelSettings
 from lhtb.sandbox._docker_images import (
     LABEL_HASH,
     LABEL_KIND,
@@ -77,6 +78,18 @@ class DockerSettings:
     """Caps on exported and imported archives."""
     timeout_command: str = "timeout"
     """In-container program that enforces exec timeouts (GNU coreutils or busybox)."""
+    pids_limit: int = 4096
+    """Most processes (and threads) one container may hold: a fork bomb stops there."""
+    host_freeze: bool = True
+    """Freeze from the host via the container's cgroup when the daemon is local."""
+    max_snapshot_bytes: int = 20 * 1024**3
+    """Largest filesystem change (apparent size) a ``snapshot`` verifier pass commits."""
+    exec_channel: bool = True
+    """Run agent-phase commands through a persistent in-sandbox helper (a few ms each
+    instead of a ``docker exec``); images without ``python3`` fall back automatically.
+    See :mod:`lhtb.sandbox._channel`."""
+    channel: ChannelSettings = DEFAULT_CHANNEL_SETTINGS
+    """Timeouts and limits of the exec channel."""
 
 
 class DockerBackend(SandboxBackend):
@@ -248,6 +261,7 @@ class DockerBackend(SandboxBackend):
             nano_cpus=int(cpus * 1e9),
             mem_limit=memory,
             memswap_limit=memory,
+            pids_limit=self.settings.pids_limit,
         )
         sandbox = DockerSandbox(self, container.id, spec)
         try:
