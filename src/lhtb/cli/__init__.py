@@ -9,6 +9,7 @@ import click
 import structlog
 
 from lhtb.cli.images import images
+from lhtb.cli.results import check, leaderboard, report
 from lhtb.cli.run import cleanup, run
 from lhtb.cli.validate import validate
 
@@ -29,3 +30,6 @@ main.add_command(validate)
 main.add_command(run)
 main.add_command(cleanup)
 main.add_command(images)
+main.add_command(leaderboard)
+main.add_command(report)
+main.add_command(check)

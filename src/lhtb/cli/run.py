@@ -1,43 +1,38 @@
-"""``lhtb run`` and ``lhtb cleanup``."""
+"""``lhtb run`` (a thin wrapper over :func:`lhtb.run_benchmark`) and ``lhtb cleanup``."""
 
 from __future__ import annotations
 
-import uuid
+import os
+import sys
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import anyio
 import click
 from rich.console import Console
 from rich.table import Table
 
-from lhtb.agents import agent_factory
+from lhtb._executor import EpisodeExecutor, InProcessExecutor
+from lhtb._manifest import read_manifest
+from lhtb.benchmark import BenchmarkAgent, RunInterruptedError, run_benchmark
+from lhtb.cli._tasks import collect_tasks
 from lhtb.episode import Episode, FeedbackMode, Outcome
-from lhtb.errors import LhtbError, TaskLoadErrors
-from lhtb.loader import load_tasks
-from lhtb.runner import run_episode
-from lhtb.sandbox.base import SandboxBackend
-from lhtb.sandbox.registry import resolve_backend
+from lhtb.errors import LhtbError
+from lhtb.sandbox.registry import resolve_backend, usable_builtin_backends
 from lhtb.task import Task
-
-_PROGRESS = {
-    "provision_started": "starting sandbox",
-    "agent_turn_started": "agent turn {turn}",
-    "verifier_pass_started": "verifier pass {pass_no}",
-    "episode_finished": "{outcome}",
-}
 
 
 def results_table(episodes: list[Episode]) -> Table:
-    """One row per episode: task, outcome, reward, passes, time, directory."""
+    """One row per episode: task, agent, attempt, outcome, reward, passes, minutes."""
     table = Table(title="results")
-    for column in ("task", "agent", "outcome", "reward", "passes", "minutes"):
+    for column in ("task", "agent", "attempt", "outcome", "reward", "passes", "minutes"):
         table.add_column(column)
     for episode in episodes:
         reward = "-" if episode.reward is None else f"{episode.reward:.3f}"
         table.add_row(
             episode.config.task_name,
             episode.config.agent,
+            str(episode.attempt),
             str(episode.outcome),
             reward,
             str(len(episode.passes)),
@@ -46,29 +41,67 @@ def results_table(episodes: list[Episode]) -> Table:
     return table
 
 
-def _load(paths: tuple[Path, ...]) -> list[Task]:
-    tasks: list[Task] = []
-    problems: list[LhtbError] = []
-    for path in paths:
-        try:
-            tasks.extend(load_tasks(path))
-        except TaskLoadErrors as exc:
-            problems.extend(exc.errors)
-        except LhtbError as exc:
-            problems.append(exc)
+def load_task_args(paths: tuple[Path, ...]) -> list[Task]:
+    """Every task under ``paths``; all load problems reported together."""
+    tasks, problems = collect_tasks(paths)
     if problems:
         raise click.ClickException("\n".join(str(p) for p in problems))
     return tasks
+
+
+def parse_executor(value: str, forward_env: tuple[str, ...] = ()) -> EpisodeExecutor:
+    """``local``, ``ray`` ($RAY_ADDRESS or this machine's cluster) or ``ray://HOST:PORT``.
+
+    Raises:
+        click.BadParameter: another value.
+        RayNotInstalledError: ``ray`` is asked for but not installed.
+    """
+    if value == "local":
+        return InProcessExecutor()
+    if value == "ray" or value.startswith("ray://"):
+        from lhtb.ray_executor import DEFAULT_FORWARD_ENV, RayExecutor  # noqa: PLC0415
+
+        address = None if value == "ray" else value
+        return RayExecutor(address=address, forward_env=(*DEFAULT_FORWARD_ENV, *forward_env))
+    raise click.BadParameter(
+        f"{value!r}: use local, ray, or ray://HOST:PORT", param_hint="--executor"
+    )
+
+
+def default_run_dir() -> Path:
+    """``runs/<local date-time>``: a new run directory per invocation."""
+    return Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
 
 
 @click.command()
 @click.argument("tasks", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--agent",
-    "agent_spec",
-    default="oracle",
+    "agent_specs",
+    multiple=True,
+    default=("oracle",),
     show_default=True,
-    help="oracle, nop, or module:Class",
+    help="oracle, nop, openai:MODEL, or module:Class; repeat for several agents.",
+)
+@click.option(
+    "--base-url",
+    default=None,
+    help="OpenAI-compatible endpoint for openai:MODEL agents (sets OPENAI_BASE_URL).",
+)
+@click.option("--model", default=None, help="Model name recorded for the agents (leaderboard).")
+@click.option("--attempts", type=click.IntRange(min=1), default=1, show_default=True)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Episodes at once (default: what this machine's CPUs and memory hold).",
+)
+@click.option(
+    "--retries",
+    type=click.IntRange(min=0),
+    default=2,
+    show_default=True,
+    help="Retries of an episode that ended in an infrastructure error.",
 )
 @click.option(
     "--budget",
@@ -80,9 +113,8 @@ def _load(paths: tuple[Path, ...]) -> list[Task]:
     "--out",
     "out_dir",
     type=click.Path(path_type=Path),
-    default=Path("runs"),
-    show_default=True,
-    help="Directory that receives one folder per episode.",
+    default=None,
+    help="Run directory (default: runs/<date-time>). Run again into it to resume.",
 )
 @click.option(
     "--feedback",
@@ -92,60 +124,116 @@ def _load(paths: tuple[Path, ...]) -> list[Task]:
     envvar="LHTB_VERIFIER_FEEDBACK",
 )
 @click.option("--backend", default="auto", show_default=True, help="Sandbox backend name.")
+@click.option(
+    "--stagger",
+    type=click.FloatRange(min=0),
+    default=0.5,
+    show_default=True,
+    help="Seconds between episode starts.",
+)
+@click.option(
+    "--executor",
+    "executor_arg",
+    default="local",
+    show_default=True,
+    help="Where episodes run: local, ray (the cluster at $RAY_ADDRESS or on this machine), "
+    "or ray://HOST:PORT (Ray Client).",
+)
+@click.option(
+    "--forward-env",
+    multiple=True,
+    help="With a Ray executor: also pass this environment variable to the workers "
+    "(API keys such as OPENAI_API_KEY are passed when set). Repeatable.",
+)
+@click.option("--quiet", is_flag=True, help="Plain log lines instead of the live display.")
 def run(
     tasks: tuple[Path, ...],
-    agent_spec: str,
+    agent_specs: tuple[str, ...],
+    base_url: str | None,
+    model: str | None,
+    attempts: int,
+    concurrency: int | None,
+    retries: int,
     budget: float | None,
-    out_dir: Path,
+    out_dir: Path | None,
     feedback: str,
     backend: str,
+    stagger: float,
+    executor_arg: str,
+    forward_env: tuple[str, ...],
+    quiet: bool,
 ) -> None:
-    """Run an agent on each task in TASKS and print the results."""
-    console = Console(stderr=True)
-    loaded = _load(tasks)
-    run_id = f"cli-{uuid.uuid4().hex[:8]}"
+    """Run agents on the tasks in TASKS (attempts x tasks x agents) and print a leaderboard.
 
-    async def run_all(sandbox_backend: SandboxBackend) -> list[Episode]:
-        episodes: list[Episode] = []
-        for task in loaded:
-            factory = agent_factory(agent_spec, task)
-            with console.status(f"{task.name}: loading") as status:
-
-                def show(event: str, fields: dict[str, Any], name: str = task.name) -> None:
-                    if event in _PROGRESS:
-                        status.update(f"{name}: {_PROGRESS[event].format(**fields)}")
-
-                episodes.append(
-                    await run_episode(
-                        task,
-                        factory,
-                        backend=sandbox_backend,
-                        budget=budget,
-                        feedback=feedback,
-                        output_dir=out_dir / f"{task.name.replace('/', '__')}-{run_id}",
-                        run_id=run_id,
-                        on_event=show,
-                    )
-                )
-        return episodes
-
+    Finished episodes are kept: after Ctrl-C or a crash, run the same command
+    with the same --out to finish the rest.
+    """
+    if base_url:
+        os.environ["OPENAI_BASE_URL"] = base_url  # read by OpenAIAgent
+    loaded = load_task_args(tasks)
+    run_dir = out_dir or default_run_dir()
+    agents = [BenchmarkAgent.from_spec(spec, model=model) for spec in dict.fromkeys(agent_specs)]
+    live = not quiet and sys.stderr.isatty()
     try:
-        episodes = anyio.run(run_all, resolve_backend(backend))
+        executor = parse_executor(executor_arg, forward_env)
+        result = anyio.run(
+            lambda: run_benchmark(
+                loaded,
+                agents,
+                output_dir=run_dir,
+                attempts=attempts,
+                concurrency=concurrency,
+                retries=retries,
+                backend=backend if executor_arg != "local" else resolve_backend(backend),
+                budget=budget,
+                feedback=feedback,
+                stagger_sec=stagger,
+                progress="rich" if live else "quiet",
+                executor=executor,
+            )
+        )
+    except RunInterruptedError as exc:
+        click.echo(f"interrupted: {exc}", err=True)
+        code = 143 if "SIGTERM" in exc.what else 130
+        raise SystemExit(code) from None
     except LhtbError as exc:
         raise click.ClickException(str(exc)) from exc
-    except KeyboardInterrupt:
-        console.print("interrupted: removing this run's sandboxes")
-        anyio.run(resolve_backend(backend).cleanup, run_id)
-        raise SystemExit(130) from None
-    Console().print(results_table(episodes))
-    if any(e.outcome is Outcome.INFRA_ERROR for e in episodes):
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(results_table(list(result.episodes)))
+    console.print(result.leaderboard().rich_table())
+    console.print(f"run directory: {run_dir}  (run id {result.run_id})")
+    if any(e.outcome is Outcome.INFRA_ERROR for e in result.episodes):
         raise SystemExit(1)
 
 
 @click.command()
-@click.option("--backend", default="auto", show_default=True, help="Sandbox backend name.")
+@click.option(
+    "--backend",
+    default="all",
+    show_default=True,
+    help="Sandbox backend name, or all: every built-in backend usable here.",
+)
 @click.option("--run-id", default=None, help="Only this run's resources (default: all).")
-def cleanup(backend: str, run_id: str | None) -> None:
+@click.option(
+    "--run-dir",
+    type=click.Path(exists=True, file_okay=False, path_type=Path),
+    default=None,
+    help="Only the resources of the run in this directory (its run.json names the run id).",
+)
+def cleanup(backend: str, run_id: str | None, run_dir: Path | None) -> None:
     """Remove every sandbox and snapshot lhtb left behind (by label)."""
-    removed = anyio.run(resolve_backend(backend).cleanup, run_id)
-    click.echo(f"removed {removed} resource(s)")
+    if run_dir is not None:
+        try:
+            manifest = read_manifest(run_dir)
+        except LhtbError as exc:
+            raise click.ClickException(str(exc)) from exc
+        if manifest is None:
+            raise click.ClickException(f"{run_dir}: no run.json; pass --run-id instead")
+        run_id = str(manifest["run_id"])
+    names = usable_builtin_backends() if backend == "all" else [backend]
+    for name in names:
+        try:
+            removed = anyio.run(resolve_backend(name).cleanup, run_id)
+        except LhtbError as exc:
+            raise click.ClickException(str(exc)) from exc
+        click.echo(f"{name}: removed {removed} resource(s)")

@@ -9,8 +9,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from lhtb.errors import LhtbError, TaskLoadErrors
-from lhtb.loader import load_tasks
+from lhtb.cli._tasks import collect_tasks
 from lhtb.task import Task, Visibility
 
 
@@ -63,15 +62,7 @@ def subtask_table(task: Task) -> Table:
 def validate(paths: tuple[Path, ...]) -> None:
     """Load the tasks under PATHS and list them; exit 1 listing every problem found."""
     console = Console(width=None if sys.stdout.isatty() else 200)
-    tasks: list[Task] = []
-    problems: list[LhtbError] = []
-    for path in paths:
-        try:
-            tasks.extend(load_tasks(path))
-        except TaskLoadErrors as exc:
-            problems.extend(exc.errors)
-        except LhtbError as exc:
-            problems.append(exc)
+    tasks, problems = collect_tasks(paths)
     if tasks:
         console.print(task_table(tasks))
         for task in tasks:

@@ -1,0 +1,180 @@
+"""Leaderboard outputs: JSON, CSV, Markdown and a rich table."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from rich.table import Table
+
+if TYPE_CHECKING:
+    from lhtb.leaderboard import LeaderboardRow
+
+_MISSING = "-"
+
+
+def fmt_float(value: float | None, digits: int = 3) -> str:
+    """A number for a table; ``-`` for unknown."""
+    return _MISSING if value is None else f"{value:.{digits}f}"
+
+
+def fmt_count(rate: float, tasks: int) -> str:
+    """``3/5`` for a whole count, ``2.5/5`` for an expected one."""
+    expected = rate * tasks
+    text = f"{expected:.0f}" if abs(expected - round(expected)) < 1e-9 else f"{expected:.1f}"
+    return f"{text}/{tasks} ({rate:.1%})"
+
+
+def fmt_cost(value: float | None) -> str:
+    """Dollars, or ``unknown`` when any episode's cost was unknown."""
+    return "unknown" if value is None else f"${value:.2f}"
+
+
+def _ks(rows: Sequence[LeaderboardRow]) -> list[int]:
+    return sorted({k for row in rows for k in row.pass_at_k})
+
+
+def to_json(data: dict[str, Any], *, indent: int | None) -> str:
+    """Serialise the leaderboard dict."""
+    return json.dumps(data, indent=indent, sort_keys=False)
+
+
+_CSV_COLUMNS = (
+    "agent",
+    "model",
+    "comparable",
+    "not_comparable",
+    "tasks",
+    "episodes",
+    "errors",
+    "incomplete",
+    "mean_reward",
+    "solved_rate",
+    "strict_rate",
+    "solved",
+    "strict",
+    "mean_cost_usd",
+    "mean_tokens",
+    "mean_time_sec",
+    "public_reward",
+    "hidden_reward",
+    "public_hidden_gap",
+)
+
+
+def to_csv(rows: Sequence[LeaderboardRow]) -> str:
+    """One line per row; unknown values are empty cells."""
+    ks = _ks(rows)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([*_CSV_COLUMNS, *(f"pass@{k}" for k in ks)])
+    for row in rows:
+        data = row.to_dict()
+        data["not_comparable"] = "; ".join(row.not_comparable)
+        cells = ["" if data[c] is None else data[c] for c in _CSV_COLUMNS]
+        cells.extend(row.pass_at_k.get(k, "") for k in ks)
+        writer.writerow(cells)
+    return out.getvalue()
+
+
+def _headers(ks: Sequence[int]) -> list[str]:
+    return [
+        "#",
+        "agent",
+        "model",
+        "mean reward",
+        "solved (R>=0.95)",
+        "strict (R=1.0)",
+        *(f"pass@{k}" for k in ks),
+        "cost/task",
+        "tokens/task",
+        "min/task",
+        "public-hidden gap",
+        "errors",
+    ]
+
+
+def _cells(rank: str, row: LeaderboardRow, ks: Sequence[int]) -> list[str]:
+    gap = row.public_hidden_gap
+    errors = str(row.errors) + (f" (+{row.incomplete} incomplete)" if row.incomplete else "")
+    return [
+        rank,
+        row.agent,
+        row.model or _MISSING,
+        fmt_float(row.mean_reward),
+        fmt_count(row.solved_rate, row.tasks),
+        fmt_count(row.strict_rate, row.tasks),
+        *(fmt_float(row.pass_at_k.get(k)) for k in ks),
+        fmt_cost(row.mean_cost_usd),
+        f"{row.mean_tokens:,.0f}",
+        f"{row.mean_time_sec / 60:.1f}",
+        _MISSING if gap is None else f"{gap:+.3f}",
+        errors,
+    ]
+
+
+def _md_table(headers: Sequence[str], lines: Sequence[Sequence[str]]) -> list[str]:
+    def escape(cell: str) -> str:
+        return cell.replace("|", "\\|")
+
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out.extend("| " + " | ".join(escape(c) for c in line) + " |" for line in lines)
+    return out
+
+
+def to_markdown(
+    rows: Sequence[LeaderboardRow], apart: Sequence[LeaderboardRow], n_tasks: int
+) -> str:
+    """The ranking, the non-comparable rows, and the per-category breakdown."""
+    ks = _ks([*rows, *apart])
+    parts = [f"## Leaderboard ({n_tasks} tasks)", ""]
+    if rows:
+        lines = [_cells(str(i), row, ks) for i, row in enumerate(rows, 1)]
+        parts.extend(_md_table(_headers(ks), lines))
+    else:
+        parts.append("No comparable episodes.")
+    if apart:
+        parts += ["", "## Not comparable (listed apart)", ""]
+        headers = ["reason", *_headers(ks)[1:]]
+        lines = [["; ".join(r.not_comparable), *_cells("", r, ks)[1:]] for r in apart]
+        parts.extend(_md_table(headers, lines))
+    categories = [(row, c) for row in [*rows, *apart] for c in row.categories]
+    if categories:
+        parts += ["", "## By category", ""]
+        headers = ["agent", "model", "category", "tasks", "mean reward", "solved"]
+        lines = [
+            [
+                row.agent + ("" if row.comparable else " (not comparable)"),
+                row.model or _MISSING,
+                c.category,
+                str(c.tasks),
+                fmt_float(c.mean_reward),
+                fmt_count(c.solved_rate, c.tasks),
+            ]
+            for row, c in categories
+        ]
+        parts.extend(_md_table(headers, lines))
+    return "\n".join(parts) + "\n"
+
+
+def rich_table(
+    rows: Sequence[LeaderboardRow], apart: Sequence[LeaderboardRow], n_tasks: int
+) -> Table:
+    """The ranking with the non-comparable rows below a divider, dimmed."""
+    ks = _ks([*rows, *apart])
+    table = Table(title=f"leaderboard ({n_tasks} tasks; errors count 0)")
+    for header in _headers(ks):
+        table.add_column(header, justify="left" if header in {"agent", "model"} else "right")
+    for i, row in enumerate(rows, 1):
+        table.add_row(*_cells(str(i), row, ks))
+    if apart:
+        table.add_section()
+        for row in apart:
+            reason = "; ".join(row.not_comparable)
+            cells = _cells("", row, ks)
+            cells[1] = f"{row.agent} [not comparable: {reason}]"
+            table.add_row(*cells, style="dim")
+    return table

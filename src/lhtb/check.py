@@ -1,0 +1,119 @@
+"""The oracle and nop gates: a task must be solvable, and not by doing nothing.
+
+For each task the oracle (the reference ``solution/solve.sh``) must reach the
+task's pass threshold, and the nop agent (which stops at once; run without
+continue-until-timeout and with a short budget) must stay below it and still
+get a reward (a verifier that errors on an untouched sandbox is a task bug).
+Both sweeps go through :func:`lhtb.run_benchmark`, so they run in parallel,
+retry infrastructure errors and resume.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import attrs
+
+from lhtb.benchmark import ProgressArg, run_benchmark
+from lhtb.episode import Episode
+from lhtb.sandbox.base import SandboxBackend
+from lhtb.task import Task
+
+__all__ = ["TaskCheck", "check_tasks"]
+
+NOP_BUDGET_SEC = 60.0
+"""The nop agent's budget: it stops at once, so this only bounds a stuck sandbox."""
+
+
+def _describe(episode: Episode | None) -> str:
+    if episode is None:
+        return "did not run"
+    reward = "no reward" if episode.reward is None else f"reward {episode.reward:.3f}"
+    detail = f" ({episode.error})" if episode.error else ""
+    return f"{episode.outcome}, {reward}{detail}"
+
+
+@attrs.frozen
+class TaskCheck:
+    """The gates of one task."""
+
+    task: str
+    threshold: float
+    oracle: Episode | None
+    nop: Episode | None
+
+    @property
+    def oracle_passed(self) -> bool:
+        """The oracle reached the pass threshold."""
+        return self.oracle is not None and (self.oracle.reward or 0.0) >= self.threshold
+
+    @property
+    def nop_passed(self) -> bool:
+        """The nop agent got a reward, and it is below the threshold."""
+        reward = self.nop.reward if self.nop is not None else None
+        return reward is not None and reward < self.threshold
+
+    @property
+    def ok(self) -> bool:
+        """Both gates passed."""
+        return self.oracle_passed and self.nop_passed
+
+    @property
+    def problems(self) -> tuple[str, ...]:
+        """What failed, one sentence per gate."""
+        problems = []
+        if not self.oracle_passed:
+            problems.append(f"oracle must reach {self.threshold:g}: {_describe(self.oracle)}")
+        if not self.nop_passed:
+            problems.append(
+                f"nop must get a reward below {self.threshold:g}: {_describe(self.nop)}"
+            )
+        return tuple(problems)
+
+
+async def check_tasks(
+    tasks: Sequence[Task],
+    *,
+    output_dir: str | Path,
+    backend: SandboxBackend | str | None = None,
+    concurrency: int | None = None,
+    nop_budget: float = NOP_BUDGET_SEC,
+    progress: ProgressArg = None,
+    stagger_sec: float = 0.5,
+) -> list[TaskCheck]:
+    """Run the oracle and nop gates on ``tasks``; records go to ``output_dir/{oracle,nop}``.
+
+    Raises:
+        RunConfigChangedError, RunLockedError, RunInterruptedError: as
+            :func:`lhtb.run_benchmark`.
+    """
+    root = Path(output_dir)
+    common = {
+        "backend": backend,
+        "concurrency": concurrency,
+        "progress": progress,
+        "stagger_sec": stagger_sec,
+    }
+    oracle = await run_benchmark(tasks, "oracle", output_dir=root / "oracle", **common)  # type: ignore[arg-type]
+    nop = await run_benchmark(
+        tasks,
+        "nop",
+        output_dir=root / "nop",
+        budget=nop_budget,
+        continue_until_timeout=False,
+        **common,  # type: ignore[arg-type]
+    )
+    by_task = {
+        "oracle": {e.config.task_name: e for e in oracle.episodes},
+        "nop": {e.config.task_name: e for e in nop.episodes},
+    }
+    return [
+        TaskCheck(
+            task=task.name,
+            threshold=task.verifier.pass_threshold,
+            oracle=by_task["oracle"].get(task.name),
+            nop=by_task["nop"].get(task.name),
+        )
+        for task in tasks
+    ]

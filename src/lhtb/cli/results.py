@@ -1,0 +1,164 @@
+"""``lhtb leaderboard``, ``lhtb report`` and ``lhtb check``."""
+
+from __future__ import annotations
+
+import io
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import anyio
+import click
+from rich.console import Console
+from rich.table import Table
+
+from lhtb.benchmark import RunInterruptedError
+from lhtb.check import NOP_BUDGET_SEC, TaskCheck, check_tasks
+from lhtb.cli.run import load_task_args
+from lhtb.errors import LhtbError
+from lhtb.leaderboard import Leaderboard
+from lhtb.report import TRAJECTORY_CHARS, write_report
+from lhtb.sandbox.registry import resolve_backend
+
+_RUN_DIRS = click.argument(
+    "run_dirs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path)
+)
+
+
+@click.command()
+@_RUN_DIRS
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "csv", "json", "markdown"]),
+    default="table",
+    show_default=True,
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Write to this file instead of standard output.",
+)
+def leaderboard(run_dirs: tuple[Path, ...], fmt: str, output: Path | None) -> None:
+    """The leaderboard of the runs in RUN_DIRS (errors count 0; solved at R >= 0.95)."""
+    try:
+        board = Leaderboard.from_dirs(*run_dirs)
+    except LhtbError as exc:
+        raise click.ClickException(str(exc)) from exc
+    if fmt == "table":
+        if output is None:
+            console = Console(width=None if sys.stdout.isatty() else 200)
+        else:
+            console = Console(file=io.StringIO(), record=True, width=200)
+        console.print(board.rich_table())
+        if board.apart:
+            console.print("dimmed rows are not comparable (diagnostic feedback or changed budget)")
+        if output is not None:
+            output.write_text(console.export_text(), encoding="utf-8")
+        return
+    text = {"csv": board.to_csv, "json": board.to_json, "markdown": board.to_markdown}[fmt]()
+    if output is None:
+        click.echo(text, nl=not text.endswith("\n"))
+    else:
+        output.write_text(text, encoding="utf-8")
+
+
+@click.command()
+@_RUN_DIRS
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("report.html"),
+    show_default=True,
+)
+@click.option("--title", default=None, help="Page title.")
+@click.option(
+    "--trajectory-chars",
+    type=click.IntRange(min=0),
+    default=TRAJECTORY_CHARS,
+    show_default=True,
+    help="Characters of each episode's trajectory to include (0: none).",
+)
+def report(
+    run_dirs: tuple[Path, ...], output: Path, title: str | None, trajectory_chars: int
+) -> None:
+    """Write one self-contained HTML report of the runs in RUN_DIRS."""
+    try:
+        path = write_report(
+            *run_dirs, output=output, title=title, trajectory_chars=trajectory_chars
+        )
+    except LhtbError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(f"wrote {path} ({path.stat().st_size // 1024} KiB)")
+
+
+def check_table(checks: list[TaskCheck]) -> Table:
+    """One row per task: both gates and what failed."""
+    table = Table(title="task gates (oracle >= threshold, nop < threshold)")
+    for column in ("task", "oracle", "nop", "result"):
+        table.add_column(column)
+    for check in checks:
+        oracle = "-" if check.oracle is None or check.oracle.reward is None else check.oracle.reward
+        nop = "-" if check.nop is None or check.nop.reward is None else check.nop.reward
+        table.add_row(
+            check.task,
+            f"{oracle:.3f}" if isinstance(oracle, float) else oracle,
+            f"{nop:.3f}" if isinstance(nop, float) else nop,
+            "ok" if check.ok else "FAIL: " + "; ".join(check.problems),
+            style=None if check.ok else "red",
+        )
+    return table
+
+
+@click.command()
+@click.argument("tasks", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    "out_dir",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Where the gate episodes go (default: runs/check-<date-time>).",
+)
+@click.option("--concurrency", type=click.IntRange(min=1), default=None)
+@click.option("--backend", default="auto", show_default=True, help="Sandbox backend name.")
+@click.option("--nop-budget", type=float, default=NOP_BUDGET_SEC, show_default=True)
+@click.option("--quiet", is_flag=True, help="Plain log lines instead of the live display.")
+def check(
+    tasks: tuple[Path, ...],
+    out_dir: Path | None,
+    concurrency: int | None,
+    backend: str,
+    nop_budget: float,
+    quiet: bool,
+) -> None:
+    """Gate every task: the oracle must pass it and the nop agent must not."""
+    loaded = load_task_args(tasks)
+    root = out_dir or Path("runs") / datetime.now().strftime("check-%Y%m%d-%H%M%S")
+    live = not quiet and sys.stderr.isatty()
+    try:
+        checks = anyio.run(
+            lambda: check_tasks(
+                loaded,
+                output_dir=root,
+                backend=resolve_backend(backend),
+                concurrency=concurrency,
+                nop_budget=nop_budget,
+                progress="rich" if live else "quiet",
+            )
+        )
+    except RunInterruptedError as exc:
+        click.echo(f"interrupted: {exc}", err=True)
+        raise SystemExit(130) from None
+    except LhtbError as exc:
+        raise click.ClickException(str(exc)) from exc
+    Console(width=None if sys.stdout.isatty() else 200).print(check_table(checks))
+    failing = [c for c in checks if not c.ok]
+    passed = len(checks) - len(failing)
+    click.echo(f"{passed}/{len(checks)} tasks pass both gates; records in {root}")
+    if failing:
+        for c in failing:
+            click.echo(f"FAIL {c.task}: {'; '.join(c.problems)}", err=True)
+        raise SystemExit(1)

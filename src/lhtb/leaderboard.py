@@ -1,0 +1,303 @@
+"""Aggregating episode records into a leaderboard (LHTB rules).
+
+One row per agent and model:
+
+* **mean reward** over tasks (each task's mean over its attempts); an episode
+  without a reward (an error of any kind) counts 0;
+* **solved** at R >= 0.95 and **strict** at R = 1.0, as the share of tasks
+  (mean over attempts) and as an expected count;
+* **pass@k** for k = 1..n when every task has n > 1 attempts (the unbiased
+  estimator 1 - C(n-c, k) / C(n, k), averaged over tasks);
+* mean cost (unknown if any episode's cost is unknown), tokens and wall time
+  per episode; the public-vs-hidden subtask gap; a per-category breakdown.
+
+Episodes run with diagnostic feedback or a changed budget are not comparable:
+they form separate rows in :attr:`Leaderboard.apart`, never mixed into the
+ranking. The fixed 0.95 threshold is the leaderboard's, not a task's own
+``pass_threshold``, so that rows compare across tasks.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+import attrs
+from rich.table import Table
+
+from lhtb import _leaderboard_render as render
+from lhtb._slots import retry_index
+from lhtb.episode import Episode, FeedbackMode, Outcome
+from lhtb.errors import EpisodeFormatError, LhtbError
+
+__all__ = [
+    "SOLVED_THRESHOLD",
+    "STRICT_THRESHOLD",
+    "CategoryScore",
+    "Leaderboard",
+    "LeaderboardRow",
+    "pass_at_k",
+]
+
+SOLVED_THRESHOLD = 0.95
+STRICT_THRESHOLD = 1.0
+UNCATEGORISED = "uncategorised"
+_ERRORS = frozenset(
+    {Outcome.AGENT_ERROR, Outcome.VERIFIER_ERROR, Outcome.VERIFIER_TIMEOUT, Outcome.INFRA_ERROR}
+)
+
+
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """Unbiased pass@k for one task: ``n`` attempts, ``c`` of them solved."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= k <= n, got n={n}, c={c}, k={k}")
+    if n - c < k:
+        return 1.0
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def _reward(episode: Episode) -> float:
+    return episode.reward if episode.reward is not None else 0.0
+
+
+def not_comparable_reasons(episode: Episode) -> tuple[str, ...]:
+    """Why an episode cannot join the main ranking (empty when it can)."""
+    config = episode.config
+    reasons = []
+    if config.feedback is not FeedbackMode.BINARY:
+        reasons.append(f"{config.feedback} feedback")
+    if config.budget_sec != config.task_budget_sec:
+        reasons.append("budget changed")
+    return tuple(reasons)
+
+
+@attrs.frozen
+class CategoryScore:
+    """One task category of one row."""
+
+    category: str
+    tasks: int
+    mean_reward: float
+    solved_rate: float
+
+
+@attrs.frozen
+class LeaderboardRow:
+    """The figures of one agent and model (and, apart, one non-comparable setting)."""
+
+    agent: str
+    model: str | None
+    tasks: int
+    episodes: int
+    errors: int
+    incomplete: int
+    mean_reward: float
+    solved_rate: float
+    strict_rate: float
+    pass_at_k: Mapping[int, float]
+    mean_cost_usd: float | None
+    mean_tokens: float
+    mean_time_sec: float
+    public_reward: float | None
+    hidden_reward: float | None
+    categories: tuple[CategoryScore, ...]
+    not_comparable: tuple[str, ...] = ()
+
+    @property
+    def comparable(self) -> bool:
+        """Fit for the main ranking."""
+        return not self.not_comparable
+
+    @property
+    def solved(self) -> float:
+        """Expected number of tasks solved (an integer with one attempt per task)."""
+        return self.solved_rate * self.tasks
+
+    @property
+    def strict(self) -> float:
+        """Expected number of tasks with R = 1.0."""
+        return self.strict_rate * self.tasks
+
+    @property
+    def public_hidden_gap(self) -> float | None:
+        """Mean public-subtask reward minus mean hidden-subtask reward (overfitting)."""
+        if self.public_reward is None or self.hidden_reward is None:
+            return None
+        return self.public_reward - self.hidden_reward
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict, derived figures included."""
+        data = attrs.asdict(self, recurse=True)
+        data["pass_at_k"] = {str(k): v for k, v in self.pass_at_k.items()}
+        data["not_comparable"] = list(self.not_comparable)
+        data.update(
+            comparable=self.comparable,
+            solved=self.solved,
+            strict=self.strict,
+            public_hidden_gap=self.public_hidden_gap,
+        )
+        return data
+
+
+def _row(
+    agent: str, model: str | None, episodes: Sequence[Episode], reasons: tuple[str, ...]
+) -> LeaderboardRow:
+    by_task: dict[str, list[Episode]] = defaultdict(list)
+    for episode in episodes:
+        by_task[episode.config.task_name].append(episode)
+    task_means = {t: fmean(_reward(e) for e in eps) for t, eps in by_task.items()}
+    solved = {t: sum(_reward(e) >= SOLVED_THRESHOLD for e in eps) for t, eps in by_task.items()}
+    strict = {t: sum(_reward(e) >= STRICT_THRESHOLD for e in eps) for t, eps in by_task.items()}
+    n_min = min(len(eps) for eps in by_task.values())
+    passk = (
+        {
+            k: fmean(pass_at_k(len(eps), solved[t], k) for t, eps in by_task.items())
+            for k in range(1, n_min + 1)
+        }
+        if n_min > 1
+        else {}
+    )
+    costs = [e.usage.cost_usd for e in episodes]
+    cards = [e.scorecard for e in episodes if e.scorecard is not None]
+    paired = [c for c in cards if c.public_reward is not None and c.hidden_reward is not None]
+    categories: dict[str, list[str]] = defaultdict(list)
+    for task, eps in by_task.items():
+        categories[eps[0].config.category or UNCATEGORISED].append(task)
+    return LeaderboardRow(
+        agent=agent,
+        model=model,
+        tasks=len(by_task),
+        episodes=len(episodes),
+        errors=sum(e.outcome in _ERRORS or (e.finished and e.reward is None) for e in episodes),
+        incomplete=sum(not e.finished or e.outcome is Outcome.CANCELLED for e in episodes),
+        mean_reward=fmean(task_means.values()),
+        solved_rate=fmean(solved[t] / len(eps) for t, eps in by_task.items()),
+        strict_rate=fmean(strict[t] / len(eps) for t, eps in by_task.items()),
+        pass_at_k=passk,
+        mean_cost_usd=None if any(c is None for c in costs) else fmean(c or 0.0 for c in costs),
+        mean_tokens=fmean(e.usage.total_tokens for e in episodes),
+        mean_time_sec=fmean(e.timings.total_sec for e in episodes),
+        public_reward=fmean(c.public_reward or 0.0 for c in paired) if paired else None,
+        hidden_reward=fmean(c.hidden_reward or 0.0 for c in paired) if paired else None,
+        categories=tuple(
+            CategoryScore(
+                category=name,
+                tasks=len(tasks),
+                mean_reward=fmean(task_means[t] for t in tasks),
+                solved_rate=fmean(solved[t] / len(by_task[t]) for t in tasks),
+            )
+            for name, tasks in sorted(categories.items())
+        ),
+        not_comparable=reasons,
+    )
+
+
+def _rank(rows: Iterable[LeaderboardRow]) -> tuple[LeaderboardRow, ...]:
+    return tuple(sorted(rows, key=lambda r: (-r.mean_reward, -r.solved_rate, r.agent)))
+
+
+def final_records(run_dir: Path) -> list[tuple[Path, Episode]]:
+    """Each slot's latest try under ``run_dir`` with its directory, oldest first.
+
+    Earlier tries (retried infrastructure errors, interrupted runs) stay on
+    disk but do not count.
+    """
+    latest: dict[tuple[Any, ...], tuple[int, datetime, Path, Episode]] = {}
+    for path in sorted(run_dir.rglob("episode.json")):
+        try:
+            episode = Episode.load(path)
+        except EpisodeFormatError:
+            continue
+        config = episode.config
+        key = (
+            path.parent.parent,
+            config.task_name,
+            config.agent,
+            config.model,
+            config.feedback,
+            config.budget_sec,
+            episode.attempt,
+        )
+        entry = (retry_index(path.parent), episode.started_at, path.parent, episode)
+        if key not in latest or entry[:2] > latest[key][:2]:
+            latest[key] = entry
+    chosen = sorted(latest.values(), key=lambda e: (e[3].started_at, str(e[2])))
+    return [(directory, episode) for _, _, directory, episode in chosen]
+
+
+@attrs.frozen
+class Leaderboard:
+    """Ranked rows of comparable episodes, plus the non-comparable rows kept apart."""
+
+    rows: tuple[LeaderboardRow, ...]
+    apart: tuple[LeaderboardRow, ...]
+    tasks: tuple[str, ...]
+    episodes: tuple[Episode, ...] = attrs.field(repr=False, eq=False)
+
+    @classmethod
+    def from_episodes(cls, episodes: Iterable[Episode]) -> Leaderboard:
+        """Aggregate final episode records (one per task, agent and attempt)."""
+        records = tuple(episodes)
+        groups: dict[tuple[str, str | None, tuple[str, ...]], list[Episode]] = defaultdict(list)
+        for episode in records:
+            reasons = not_comparable_reasons(episode)
+            groups[(episode.config.agent, episode.config.model, reasons)].append(episode)
+        rows = [_row(agent, model, eps, reasons) for (agent, model, reasons), eps in groups.items()]
+        return cls(
+            rows=_rank(r for r in rows if r.comparable),
+            apart=_rank(r for r in rows if not r.comparable),
+            tasks=tuple(sorted({e.config.task_name for e in records})),
+            episodes=records,
+        )
+
+    @classmethod
+    def from_dirs(cls, *run_dirs: str | Path) -> Leaderboard:
+        """Read every ``episode.json`` under the run directories (latest try per slot).
+
+        Raises:
+            LhtbError: a directory does not exist or holds no episode record.
+        """
+        records: list[Episode] = []
+        for run_dir in map(Path, run_dirs):
+            if not run_dir.is_dir():
+                raise LhtbError("not a directory", where=str(run_dir), fix="give a run directory")
+            found = [episode for _, episode in final_records(run_dir)]
+            if not found:
+                raise LhtbError(
+                    "no episode records (episode.json) found",
+                    where=str(run_dir),
+                    fix="give the output directory of `lhtb run` or run_benchmark",
+                )
+            records.extend(found)
+        return cls.from_episodes(records)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict: thresholds, tasks, rows and the rows kept apart."""
+        return {
+            "solved_threshold": SOLVED_THRESHOLD,
+            "strict_threshold": STRICT_THRESHOLD,
+            "tasks": list(self.tasks),
+            "rows": [row.to_dict() for row in self.rows],
+            "not_comparable": [row.to_dict() for row in self.apart],
+        }
+
+    def to_json(self, *, indent: int | None = 2) -> str:
+        """The leaderboard as JSON."""
+        return render.to_json(self.to_dict(), indent=indent)
+
+    def to_csv(self) -> str:
+        """One CSV line per row (comparable first), pass@k as ``pass@k`` columns."""
+        return render.to_csv(self.rows + self.apart)
+
+    def to_markdown(self) -> str:
+        """Markdown tables: the ranking, the rows kept apart, the categories."""
+        return render.to_markdown(self.rows, self.apart, len(self.tasks))
+
+    def rich_table(self) -> Table:
+        """A rich table for the terminal."""
+        return render.rich_table(self.rows, self.apart, len(self.tasks))
