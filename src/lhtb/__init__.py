@@ -1,7 +1,15 @@
 """lhtb: an SDK and benchmark for long-horizon terminal agents."""
 
 from lhtb import errors
+from lhtb._executor import EpisodeExecutor, EpisodeJob, InProcessExecutor
 from lhtb.agent import Agent, AgentFactory, Turn
+from lhtb.benchmark import (
+    Backoff,
+    BenchmarkAgent,
+    BenchmarkResult,
+    run_benchmark,
+    run_benchmark_sync,
+)
 from lhtb.episode import (
     Episode,
     EpisodeConfig,
@@ -11,9 +19,12 @@ from lhtb.episode import (
     TurnRecord,
     VerifierPass,
 )
+from lhtb.leaderboard import Leaderboard, LeaderboardRow
 from lhtb.loader import load_task, load_tasks
+from lhtb.ray_executor import RayExecutor, RayNotInstalledError
 from lhtb.runner import run_episode, run_episode_sync
 from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
+from lhtb.sandbox.local import LocalBackend, LocalSettings
 from lhtb.scoring import Scorecard, Subtask, check_declared, read_scorecard
 from lhtb.task import (
     AgentConfig,
@@ -34,16 +45,28 @@ __all__ = [
     "AgentConfig",
     "AgentFactory",
     "Artifact",
+    "Backoff",
+    "BenchmarkAgent",
+    "BenchmarkResult",
     "ContinueMode",
     "EnvironmentConfig",
     "Episode",
     "EpisodeConfig",
+    "EpisodeExecutor",
+    "EpisodeJob",
     "ExecResult",
     "FeedbackMode",
+    "InProcessExecutor",
     "IsolationMode",
+    "Leaderboard",
+    "LeaderboardRow",
+    "LocalBackend",
+    "LocalSettings",
     "ManagedSandbox",
     "Outcome",
     "PassOutcome",
+    "RayExecutor",
+    "RayNotInstalledError",
     "Sandbox",
     "SandboxBackend",
     "Scorecard",
@@ -62,6 +85,8 @@ __all__ = [
     "load_task",
     "load_tasks",
     "read_scorecard",
+    "run_benchmark",
+    "run_benchmark_sync",
     "run_episode",
     "run_episode_sync",
 ]
