@@ -34,4 +34,5 @@ print("outcome:", episode.outcome, "| reward:", episode.reward, "| passes:", len
 # %% The final scorecard
 if episode.scorecard:
     for subtask in episode.scorecard.subtasks:
-        print(f"  {subtask.name:<24} {subtask.visibility:<7} w={subtask.weight:g}  {subtask.score:.2f}")
+        label = f"{subtask.name:<24} {subtask.visibility:<7} w={subtask.weight:g}"
+        print(f"  {label}  {subtask.score:.2f}")

@@ -21,7 +21,7 @@ def _docker_client() -> object | None:
     try:
         import docker
 
-        client = docker.from_env(timeout=10)
+        client = docker.from_env(timeout=120)
         client.ping()
     except Exception:
         return None

@@ -95,11 +95,13 @@ def translate_errors(where: str) -> Iterator[None]:
                 fix="The sandbox stopped (crashed or was killed); start a new one",
             ) from error
         raise SandboxError(f"Docker Engine error: {text}", where=where) from error
-    except requests.exceptions.ConnectionError as error:
-        raise SandboxUnavailableError(
-            f"cannot reach the Docker daemon ({error})",
+    except (requests.exceptions.ConnectionError, requests.exceptions.Timeout) as error:
+        # The daemon, not the sandbox, is in trouble: an infrastructure error (retryable),
+        # never blamed on the agent.
+        raise SandboxError(
+            f"the Docker daemon did not answer ({error})",
             where=where,
-            fix="Check that dockerd is running (`docker info`)",
+            fix="Check that dockerd is running and not overloaded (`docker info`), then retry",
         ) from error
 
 
