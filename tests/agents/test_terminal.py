@@ -1,4 +1,4 @@
-"""Interactive terminals: the plain screen model, and playing a game on Docker."""
+"""Interactive terminals: the plain screen model, and playing a game on Docker and local."""
 
 from __future__ import annotations
 
@@ -17,8 +17,9 @@ import lhtb
 from lhtb.agents import OpenAIAgent
 from lhtb.errors import ExecError, SandboxUnavailableError
 from lhtb.sandbox._screen import PlainScreen
-from lhtb.sandbox.base import SandboxSpec, Terminal
-from lhtb.sandbox.docker import DockerBackend, DockerSandbox
+from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec, Terminal
+from lhtb.sandbox.docker import DockerBackend
+from lhtb.sandbox.local import LocalBackend
 
 GAME = """\
 #!/bin/sh
@@ -80,9 +81,13 @@ def game_env(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-@pytest.fixture
-async def sandbox(docker_client: Any, game_env: Path) -> AsyncIterator[DockerSandbox]:
-    backend = DockerBackend(docker_client)
+@pytest.fixture(params=[pytest.param("docker", marks=pytest.mark.docker), "local"])
+async def sandbox(request: pytest.FixtureRequest, game_env: Path) -> AsyncIterator[ManagedSandbox]:
+    backend: SandboxBackend = (
+        DockerBackend(request.getfixturevalue("docker_client"))
+        if request.param == "docker"
+        else LocalBackend()
+    )
     task = lhtb.Task(
         name="test-terminal",
         instruction="play",
@@ -117,9 +122,8 @@ async def play(terminal: Terminal) -> str:
     return transcript
 
 
-@pytest.mark.docker
 @pytest.mark.anyio
-async def test_terminal_plays_an_interactive_game(sandbox: DockerSandbox) -> None:
+async def test_terminal_plays_an_interactive_game(sandbox: ManagedSandbox) -> None:
     await sandbox.write_file("/app/secret", "73\n")
     view = sandbox.agent_view()
     async with await view.terminal(["game"], rows=10, cols=60) as terminal:
@@ -137,10 +141,9 @@ async def test_terminal_plays_an_interactive_game(sandbox: DockerSandbox) -> Non
     assert (await sandbox.read_file("/app/won")).strip().isdigit()
 
 
-@pytest.mark.docker
 @pytest.mark.anyio
 async def test_shell_terminal_user_resize_and_close_kills_its_processes(
-    sandbox: DockerSandbox,
+    sandbox: ManagedSandbox,
 ) -> None:
     terminal = await sandbox.agent_view().terminal(env={"GREETING": "hi-there"})
     await terminal.read(timeout=3)
