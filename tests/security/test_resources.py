@@ -95,8 +95,10 @@ async def test_fork_bomb(
         honest=1.0,
         max_passes=1,
         check=_record_is_sane,
-        # shared: the verifier's own processes need a pid slot the bomb holds
+        # shared: the verifier's own processes need a pid slot the bomb holds, so the
+        # tests may not start at all (no reward: never a forged or leaked one)
         expect={"shared": ("blocked", "other")},
+        infra_ok=("shared",),
     )
 
 
