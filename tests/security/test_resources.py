@@ -97,7 +97,8 @@ async def test_fork_bomb(
         check=_record_is_sane,
         # shared: the verifier's own processes need a pid slot the bomb holds, so the
         # tests may not start at all (no reward: never a forged or leaked one)
-        expect={"shared": ("blocked", "other")},
+        # (or, on local, the bomb starves the sandbox's init: the agent lost its sandbox)
+        expect={"shared": ("blocked", "other", "lost")},
         infra_ok=("shared",),
     )
 
