@@ -40,10 +40,13 @@ def docker_client() -> Iterator[object]:
     return client
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give every test marked ``docker`` the ``docker_client`` fixture."""
-    for item in items:
-        if item.get_closest_marker("docker") and "docker_client" not in getattr(
-            item, "fixturenames", ()
-        ):
-            item.fixturenames.append("docker_client")  # type: ignore[attr-defined]
+@pytest.fixture(autouse=True)
+def _docker_marker_needs_daemon(request: pytest.FixtureRequest) -> None:
+    """A test marked ``docker`` gets the ``docker_client`` fixture (and its skip or failure).
+
+    Resolved per test item, not by appending to ``item.fixturenames``: that list is
+    shared by every parametrisation of a test, so the ``docker`` mark of one param
+    (e.g. a Docker backend) would skip its siblings (the local backend) too.
+    """
+    if request.node.get_closest_marker("docker"):
+        request.getfixturevalue("docker_client")

@@ -32,7 +32,6 @@ from typing import Any
 
 import anyio
 import attrs
-import sniffio
 
 from lhtb._events import EventLog
 from lhtb._turn_gate import GatedSandbox
@@ -165,6 +164,7 @@ async def run_episode(
     is the least time between the end of one interim verifier pass and the
     start of the next (an agent stopping sooner waits, on its own budget).
     """
+    _require_asyncio()
     if min_pass_interval_sec < 0:
         raise LhtbError(f"min_pass_interval_sec must be >= 0, got {min_pass_interval_sec}")
     sandbox_backend = resolve_backend(backend)
@@ -244,6 +244,17 @@ def resolve_feedback(feedback: FeedbackMode | str | None) -> FeedbackMode:
         where = "feedback=" if feedback is not None else f"${FEEDBACK_ENV}"
         raise LhtbError(
             f"unknown feedback mode {value!r}", where=where, fix=f"use one of: {choices}"
+        ) from None
+
+
+def _require_asyncio() -> None:
+    """Episodes run on asyncio: an agent ignoring cancellation is abandoned as an asyncio task."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        raise LhtbError(
+            "run_episode needs the asyncio event loop",
+            fix="run it under asyncio (anyio.run's default backend, or asyncio.run)",
         ) from None
 
 
@@ -475,14 +486,6 @@ class _Runner:
             agent = self.factory()
             await agent.run(turn)
 
-        if sniffio.current_async_library() != "asyncio":
-            with anyio.move_on_after(self._remaining()):
-                try:
-                    await body()
-                except Exception as exc:
-                    return TurnEnd.ERROR, f"{type(exc).__name__}: {exc}"
-                return TurnEnd.RETURNED, None
-            return TurnEnd.DEADLINE, None
         # Its own task, so that an agent swallowing cancellation cannot hold the episode.
         task = asyncio.ensure_future(body())
         task.add_done_callback(_consume)
