@@ -67,6 +67,7 @@ def full_episode() -> Episode:
     return Episode(
         id="ep-2",
         config=config(
+            seed=2**32 - 1,
             budget_sec=None,
             task_budget_sec=None,
             continue_mode=ContinueMode.RESTART,
@@ -186,6 +187,14 @@ def test_round_trip_is_lossless() -> None:
     assert again.passes[1].scorecard.values == {"reward": 0.25, "n": 4.0}
     assert again.usage.cost_usd is None
     assert again.turns[1].usage.cost_usd == 0.0125
+    assert again.config.seed == 2**32 - 1
+
+
+def test_a_record_from_before_seeds_reads_with_no_seed() -> None:
+    data = episode().to_dict()
+    del data["config"]["seed"]
+    data["schema_version"] = "1.0"
+    assert Episode.from_dict(data).config.seed is None
 
 
 def test_round_trip_of_naive_datetimes_and_minimal_record() -> None:
@@ -222,7 +231,7 @@ def mutate(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
     [
         (
             mutate(lambda d: d.update(schema_version="2.0")),
-            r"episode schema version 2\.0 is newer than this lhtb reads \(1\.0\)\. upgrade lhtb",
+            r"episode schema version 2\.0 is newer than this lhtb reads \(1\.1\)\. upgrade lhtb",
         ),
         (
             mutate(lambda d: d.update(schema_version="0.3")),
@@ -230,7 +239,7 @@ def mutate(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         ),
         (
             mutate(lambda d: d.pop("schema_version")),
-            r"'schema_version' must be a string like '1\.0', got None",
+            r"'schema_version' must be a string like '1\.1', got None",
         ),
         (mutate(lambda d: d.update(schema_version=1)), r"'schema_version' must be a string"),
         (mutate(lambda d: d.update(schema_version="one")), r"'schema_version' must be a string"),

@@ -17,7 +17,8 @@ from lhtb.errors import RewardFileError
 from lhtb.scoring import Subtask, read_scorecard
 from lhtb.task import Visibility
 from lhtb.verifier_kit import KIT_DESTINATION, KIT_PATH
-from lhtb.verifier_kit.lhtb_scorecard import Scorecard
+from lhtb.verifier_kit.lhtb_scorecard import DEFAULT_SEED, Scorecard
+from lhtb.verifier_kit.lhtb_scorecard import seed as kit_seed
 
 # -- running the kit for real ------------------------------------------------------------------
 
@@ -327,3 +328,26 @@ def test_kit_reward_equals_reader_reward_for_awkward_weights(tmp_path: Path) -> 
         card.add(f"s{i}", score, weight=weight)
     card.write(tmp_path / "scorecard.json")
     assert read_scorecard(tmp_path).reward == card.reward
+
+
+# -- the grading seed ------------------------------------------------------------------------------
+
+
+def test_seed_is_the_harness_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LHTB_SEED", "123456")
+    assert kit_seed() == 123456
+
+
+def test_seed_without_the_harness_is_the_documented_default_and_says_so(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.delenv("LHTB_SEED", raising=False)
+    assert [kit_seed(), kit_seed()] == [DEFAULT_SEED, DEFAULT_SEED]
+    assert f"using the fixed default seed {DEFAULT_SEED}" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["-3", "1.5", "abc", "²"])
+def test_seed_refuses_a_malformed_value(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    monkeypatch.setenv("LHTB_SEED", value)
+    with pytest.raises(ValueError, match="LHTB_SEED must be a non-negative integer"):
+        kit_seed()

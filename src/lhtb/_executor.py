@@ -67,6 +67,7 @@ def failure_record(job: EpisodeJob, backend_name: str, outcome: Outcome, error: 
             backend=backend_name,
             model=job.agent.model,
             category=task.category,
+            seed=options.get("seed"),
         ),
         outcome=outcome,
         started_at=now,

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from lhtb._seeds import random_seed
 from lhtb.errors import LhtbError
 
 __all__ = [
@@ -123,14 +124,18 @@ def read_manifest(directory: Path) -> dict[str, Any] | None:
     return data
 
 
-def open_manifest(directory: Path, config: Mapping[str, Any], run_id: str) -> dict[str, Any]:
+def open_manifest(
+    directory: Path, config: Mapping[str, Any], run_id: str, *, seed: int | None = None
+) -> dict[str, Any]:
     """Create the manifest, or check and extend the one a previous invocation wrote.
 
-    Returns the manifest (with the run id to use: a resumed run keeps its id).
+    Returns the manifest (with the run id and the run seed to use: a resumed
+    run keeps both; ``seed`` is a new run's, default random).
 
     Raises:
         RunConfigChangedError: the directory holds a run with another configuration.
     """
+    seed = random_seed() if seed is None else seed
     directory.mkdir(parents=True, exist_ok=True)
     now = datetime.now(UTC).isoformat()
     entry = {"started_at": now, "pid": os.getpid()}
@@ -143,6 +148,7 @@ def open_manifest(directory: Path, config: Mapping[str, Any], run_id: str) -> di
             "created_at": now,
             "config_hash": digest,
             "config": dict(config),
+            "seed": seed,
             "invocations": [entry],
         }
     else:
@@ -151,6 +157,7 @@ def open_manifest(directory: Path, config: Mapping[str, Any], run_id: str) -> di
             changes = describe_changes(old, json.loads(json.dumps(config, default=str)))
             raise RunConfigChangedError(directory, changes or ["settings differ"])
         manifest = existing
+        manifest.setdefault("seed", seed)
         manifest.setdefault("invocations", []).append(entry)
     _write_json(directory / MANIFEST_NAME, manifest)
     return manifest

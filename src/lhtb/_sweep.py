@@ -10,6 +10,7 @@ import attrs
 
 from lhtb import _progress
 from lhtb._executor import EpisodeExecutor, EpisodeJob
+from lhtb._seeds import derive_seed
 from lhtb._slots import Slot
 from lhtb.episode import Episode
 
@@ -59,6 +60,7 @@ class Sweep:
     retries: int
     backoff: Backoff
     episode_options: dict[str, Any]
+    run_seed: int
     records: dict[str, Episode] = attrs.field(factory=dict)
     tries: int = 0
 
@@ -99,6 +101,9 @@ class Sweep:
             attempt=slot.attempt,
             directory=directory,
             run_id=self.run_id,
-            options=self.episode_options,
+            options={
+                **self.episode_options,
+                "seed": derive_seed(self.run_seed, slot.task.checksum, slot.attempt),
+            },
         )
         return await self.executor.run(job, on_event)

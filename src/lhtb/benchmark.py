@@ -34,6 +34,7 @@ from lhtb._manifest import (
     open_manifest,
 )
 from lhtb._progress import ProgressReporter
+from lhtb._seeds import check_seed
 from lhtb._slots import (
     AgentMaker,
     AgentsArg,
@@ -114,6 +115,7 @@ _EPISODE_DEFAULTS: dict[str, Any] = {
     "max_passes": None,
     "min_pass_interval_sec": 0.0,
     "verifier_time_counts": True,
+    "seed": None,
 }
 
 
@@ -136,6 +138,7 @@ def _run_config(
         "max_passes": options["max_passes"],
         "min_pass_interval_sec": options["min_pass_interval_sec"],
         "verifier_time_counts": options["verifier_time_counts"],
+        "seed": options["seed"],
     }
     return {
         "tasks": {task.name: task.checksum for task in tasks},
@@ -175,7 +178,12 @@ async def _sweep(
     options: dict[str, Any],
 ) -> tuple[Sweep, dict[str, Any], list[int]]:
     """Run the slots that are not finished yet (the run directory is locked)."""
-    manifest = open_manifest(root, config, run_id or f"bench-{uuid.uuid4().hex[:10]}")
+    manifest = open_manifest(
+        root,
+        config,
+        run_id or f"bench-{uuid.uuid4().hex[:10]}",
+        seed=config.get("seed"),
+    )
     the_run_id: str = manifest["run_id"]
     if len(manifest["invocations"]) > 1:
         with anyio.move_on_after(CLEANUP_TIMEOUT_SEC):
@@ -191,6 +199,7 @@ async def _sweep(
         retries=retries,
         backoff=backoff or Backoff(),
         episode_options=options,
+        run_seed=manifest["seed"],
     )
     pending: list[Slot] = []
     for slot in slots:
@@ -248,6 +257,7 @@ async def run_benchmark(
     run_id: str | None = None,
     handle_signals: bool = True,
     executor: EpisodeExecutor | None = None,
+    seed: int | None = None,
 ) -> BenchmarkResult:
     """Run every agent on every task ``attempts`` times, into ``output_dir``.
 
@@ -263,6 +273,11 @@ async def run_benchmark(
     ``executor`` says where episodes run: in this process (the default,
     :class:`InProcessExecutor`) or on a Ray cluster (:class:`lhtb.RayExecutor`);
     results, resume and the leaderboard do not depend on it.
+
+    ``seed`` is the run's seed (default: a random one, kept in ``run.json`` so
+    a resume reuses it). Each episode's grading seed is derived from it, the
+    task checksum and the attempt number: every agent of a slot grades the
+    same hidden cases, and attempts draw different ones.
 
     Raises:
         RunConfigChangedError: ``output_dir`` holds a run with other settings.
@@ -284,6 +299,8 @@ async def run_benchmark(
     for agent in agent_list:
         agent.preflight(tasks[0])
     slots = plan_slots(tasks, agent_list, attempts)
+    if seed is not None:
+        check_seed(seed, where="run_benchmark(seed=)")
     options: dict[str, Any] = {
         "budget": budget,
         "feedback": resolve_feedback(feedback),
@@ -291,6 +308,7 @@ async def run_benchmark(
         "max_passes": max_passes,
         "min_pass_interval_sec": min_pass_interval_sec,
         "verifier_time_counts": verifier_time_counts,
+        "seed": seed,
     }
     runner = executor or InProcessExecutor()
     root = Path(output_dir)

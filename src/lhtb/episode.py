@@ -40,7 +40,7 @@ __all__ = [
     "VerifierPass",
 ]
 
-EPISODE_SCHEMA_VERSION = "1.0"
+EPISODE_SCHEMA_VERSION = "1.1"
 STRICT_REWARD = 1.0
 
 
@@ -88,7 +88,11 @@ class TurnEnd(enum.StrEnum):
 
 @attrs.frozen
 class EpisodeConfig:
-    """The settings an episode ran under; enough to tell whether two runs compare."""
+    """The settings an episode ran under; enough to tell whether two runs compare.
+
+    ``seed`` is the grading seed every verifier pass of the episode got as
+    ``$LHTB_SEED`` (``None`` only in records written before lhtb kept one).
+    """
 
     task_name: str
     task_checksum: str
@@ -105,6 +109,7 @@ class EpisodeConfig:
     backend: str = ""
     model: str | None = None
     category: str | None = None
+    seed: int | None = None
 
     @property
     def comparable(self) -> bool:

@@ -34,6 +34,7 @@ import anyio
 import attrs
 
 from lhtb._events import EventLog
+from lhtb._seeds import check_seed, random_seed
 from lhtb._turn_gate import GatedSandbox
 from lhtb.agent import Agent, AgentFactory, Turn
 from lhtb.episode import (
@@ -150,6 +151,7 @@ async def run_episode(
     run_id: str | None = None,
     model: str | None = None,
     on_event: EventCallback | None = None,
+    seed: int | None = None,
 ) -> Episode:
     """Run ``agent`` on ``task`` to the end and return the episode record.
 
@@ -163,6 +165,10 @@ async def run_episode(
     ``diagnostic`` marks the episode not comparable. ``min_pass_interval_sec``
     is the least time between the end of one interim verifier pass and the
     start of the next (an agent stopping sooner waits, on its own budget).
+
+    ``seed`` is the grading seed handed to every verifier pass as
+    ``$LHTB_SEED`` (default: a random one); it is recorded in the episode so
+    that ``lhtb verify`` can re-grade the final state with it.
     """
     _require_asyncio()
     if min_pass_interval_sec < 0:
@@ -176,6 +182,7 @@ async def run_episode(
             f"task {task.name!r} has no positive time budget",
             fix="set [agent].timeout_sec in task.toml or pass budget=...",
         )
+    grading_seed = random_seed() if seed is None else check_seed(seed, where="run_episode(seed=)")
     episode_id = uuid.uuid4().hex[:12]
     directory = Path(output_dir or Path("runs") / f"{task.name.replace('/', '__')}-{episode_id}")
     directory.mkdir(parents=True, exist_ok=True)
@@ -199,6 +206,7 @@ async def run_episode(
         backend=sandbox_backend.name,
         model=model,
         category=task.category,
+        seed=grading_seed,
     )
     state = _Episode(
         id=episode_id,
@@ -295,7 +303,12 @@ class _Runner:
 
     async def run(self) -> None:
         state = self.state
-        state.events.emit("episode_started", config=state.config.task_name, run_id=self.run_id)
+        state.events.emit(
+            "episode_started",
+            config=state.config.task_name,
+            run_id=self.run_id,
+            seed=state.config.seed,
+        )
         state.save()
         try:
             verifier = await self._provision()
@@ -343,7 +356,15 @@ class _Runner:
             sandbox=self.sandbox.id,
             seconds=round(self.state.provision_sec, 3),
         )
-        return Verifier(self.task, self.backend, image, self.run_id, self.state.directory)
+        assert self.state.config.seed is not None
+        return Verifier(
+            self.task,
+            self.backend,
+            image,
+            self.run_id,
+            self.state.directory,
+            seed=self.state.config.seed,
+        )
 
     async def _loop(self, verifier: Verifier) -> None:
         state, config = self.state, self.state.config

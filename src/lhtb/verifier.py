@@ -37,6 +37,7 @@ from pathlib import Path
 import attrs
 
 from lhtb._log import get_logger
+from lhtb._seeds import SEED_ENV
 from lhtb.episode import PassOutcome, VerifierPass
 from lhtb.errors import ArchiveError, RewardFileError
 from lhtb.sandbox.archive import extract_to_host, pack_directory, relocate
@@ -70,7 +71,9 @@ class Verifier:
     """Runs verifier passes for one episode of ``task``.
 
     ``image`` is the pristine task image (from :meth:`SandboxBackend.prepare`);
-    ``episode_dir`` receives ``verifier/pass-NNN/`` folders.
+    ``episode_dir`` receives ``verifier/pass-NNN/`` folders. Every pass gets
+    the episode's grading ``seed`` as ``$LHTB_SEED``, whatever the isolation
+    mode, so unchanged work scores the same on every pass.
     """
 
     task: Task
@@ -78,6 +81,7 @@ class Verifier:
     image: str
     run_id: str
     episode_dir: Path
+    seed: int
 
     async def run_pass(self, sandbox: ManagedSandbox, number: int, *, final: bool) -> VerifierPass:
         """Freeze ``sandbox``, verify its state, and thaw it unless ``final``.
@@ -206,6 +210,7 @@ class Verifier:
             "TMPDIR": SCRATCH_DIR,
             **resolve_env(self.task.environment.env, where=f"{self.task.name} [environment].env"),
             **resolve_env(self.task.verifier.env, where=where),
+            SEED_ENV: str(self.seed),
         }
 
 

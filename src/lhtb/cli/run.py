@@ -145,6 +145,13 @@ def default_run_dir() -> Path:
     help="With a Ray executor: also pass this environment variable to the workers "
     "(API keys such as OPENAI_API_KEY are passed when set). Repeatable.",
 )
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=2**32 - 1),
+    default=None,
+    help="The run's seed; each episode's grading seed derives from it, the task and the "
+    "attempt (default: random, kept in run.json).",
+)
 @click.option("--quiet", is_flag=True, help="Plain log lines instead of the live display.")
 def run(
     tasks: tuple[Path, ...],
@@ -161,6 +168,7 @@ def run(
     stagger: float,
     executor_arg: str,
     forward_env: tuple[str, ...],
+    seed: int | None,
     quiet: bool,
 ) -> None:
     """Run agents on the tasks in TASKS (attempts x tasks x agents) and print a leaderboard.
@@ -190,6 +198,7 @@ def run(
                 stagger_sec=stagger,
                 progress="rich" if live else "quiet",
                 executor=executor,
+                seed=seed,
             )
         )
     except RunInterruptedError as exc:

@@ -16,6 +16,11 @@ The reward is R = sum(weight * score) / sum(weight). Scores must lie in
 [0, 1]; nothing is clamped: a bad score, weight, name or visibility raises
 ``ValueError`` (or ``TypeError``) at once so the test author sees the mistake.
 
+Hidden cases come from :func:`seed`: the episode's grading seed (``$LHTB_SEED``,
+the same for every verifier pass of an episode; :data:`DEFAULT_SEED` when the
+tests run by hand). Never draw a seed of your own: a fresh one per pass lets an
+agent re-roll a flawed solution until it is lucky.
+
 Running the agent's code
 ------------------------
 The tests run as root, beside the hidden generator and reference code in
@@ -78,6 +83,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_PATH",
+    "DEFAULT_SEED",
     "LOCKED_PATHS",
     "UNTRUSTED_GID",
     "UNTRUSTED_UID",
@@ -90,12 +96,40 @@ __all__ = [
     "readable",
     "run_untrusted",
     "scratch_dir",
+    "seed",
     "stop_untrusted",
 ]
 
 DEFAULT_PATH = "/logs/verifier/scorecard.json"
+DEFAULT_SEED = 0
+"""The seed :func:`seed` returns when the harness set none (a task author running tests by hand)."""
+SEED_ENV = "LHTB_SEED"
 _VISIBILITIES = ("public", "hidden")
 _MAX_MESSAGE = 2000
+
+
+def seed() -> int:
+    """The episode's grading seed: generate every hidden case from it.
+
+    The harness sets ``$LHTB_SEED`` to one seed per episode, shared by every
+    verifier pass (interim and final), so re-running the tests on unchanged
+    work gives the same reward. Without it (tests run by hand) this returns
+    :data:`DEFAULT_SEED` and says so on stderr; it never draws a random seed.
+
+    Raises:
+        ValueError: ``$LHTB_SEED`` is set but not a non-negative integer.
+    """
+    value = os.environ.get(SEED_ENV, "").strip()
+    if not value:
+        sys.stderr.write(
+            f"lhtb_scorecard: {SEED_ENV} is not set (tests run by hand?); "
+            f"using the fixed default seed {DEFAULT_SEED}\n"
+        )
+        sys.stderr.flush()
+        return DEFAULT_SEED
+    if not (value.isascii() and value.isdigit()):
+        raise ValueError(f"{SEED_ENV} must be a non-negative integer, got {value!r}")
+    return int(value)
 
 
 def _number(name: str, value: object) -> float:

@@ -19,6 +19,7 @@ sys.path.insert(0, str(HERE))
 import apref  # noqa: E402
 import generate as gen  # noqa: E402
 from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
+from lhtb_scorecard import seed as kit_seed  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 SCORECARD = os.environ.get("LHTB_SCORECARD", "/logs/verifier/scorecard.json")
@@ -120,7 +121,7 @@ def summary_score(summary, want):
 
 
 def main():
-    seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
+    seed = kit_seed()
     card = Scorecard()
     readable(APP)
     work = Path(input_dir())

@@ -14,6 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate as gen  # noqa: E402
 from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
+from lhtb_scorecard import seed as kit_seed  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 SAMPLE_SEED = 0
@@ -81,7 +82,7 @@ def cases(seed, workdir):
 
 
 def main():
-    seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
+    seed = kit_seed()
     card = Scorecard()
     readable(APP)
     workdir = Path(input_dir())

@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate as gen  # noqa: E402
 from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
+from lhtb_scorecard import seed as kit_seed  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 KEYS = ("x", "u", "steps", "l2_error", "levels", "observed_order")
@@ -88,7 +89,7 @@ def mean(values):
 
 
 def main():
-    seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
+    seed = kit_seed()
     card = Scorecard()
     readable(APP)
     workdir = Path(input_dir())

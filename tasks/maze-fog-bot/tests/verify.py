@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate as gen  # noqa: E402
 import referee  # noqa: E402
 from lhtb_scorecard import Scorecard, popen_untrusted, readable, stop_untrusted  # noqa: E402
+from lhtb_scorecard import seed as kit_seed  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 BOT = [sys.executable, str(APP / "bot.py")]
@@ -26,7 +27,7 @@ EFFICIENT, WASTEFUL = 2.0, 4.0  # steps per open cell: full credit, zero credit
 
 
 def main():
-    seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
+    seed = kit_seed()
     card = Scorecard()
     deadline = time.monotonic() + TOTAL_SEC
     readable(APP)

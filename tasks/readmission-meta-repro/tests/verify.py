@@ -18,6 +18,7 @@ sys.path.insert(0, str(HERE))
 import generate as gen  # noqa: E402
 import metaref  # noqa: E402
 from lhtb_scorecard import Scorecard, input_dir, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
+from lhtb_scorecard import seed as kit_seed  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 SCORECARD = os.environ.get("LHTB_SCORECARD", "/logs/verifier/scorecard.json")
@@ -85,7 +86,7 @@ def rows_score(got, want, columns):
 
 
 def main():
-    seed = int(os.environ.get("LHTB_SEED") or int.from_bytes(os.urandom(4), "big"))
+    seed = kit_seed()
     card = Scorecard()
     readable(APP)
     workdir = Path(input_dir())
