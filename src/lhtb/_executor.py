@@ -18,9 +18,10 @@ from typing import Any
 import attrs
 
 from lhtb._capacity import default_concurrency
+from lhtb._failures import classify
 from lhtb._slots import BenchmarkAgent
 from lhtb.episode import Episode, EpisodeConfig, FeedbackMode, Outcome
-from lhtb.errors import AgentLoadError, LhtbError
+from lhtb.errors import LhtbError
 from lhtb.runner import run_episode
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
@@ -43,7 +44,15 @@ class EpisodeJob:
     options: dict[str, Any]
 
 
-def failure_record(job: EpisodeJob, backend_name: str, outcome: Outcome, error: str) -> Episode:
+def failure_record(
+    job: EpisodeJob,
+    backend_name: str,
+    outcome: Outcome,
+    error: str,
+    *,
+    detail: str | None = None,
+    can_retry: bool = True,
+) -> Episode:
     """Save and return a record for a try that ended before ``run_episode`` wrote one."""
     task, options = job.task, job.options
     budget = options["budget"] if options["budget"] is not None else task.agent.timeout_sec
@@ -74,6 +83,8 @@ def failure_record(job: EpisodeJob, backend_name: str, outcome: Outcome, error: 
         error=error,
         ended_at=now,
         attempt=job.attempt,
+        error_detail=detail,
+        can_retry=can_retry,
     )
     job.directory.mkdir(parents=True, exist_ok=True)
     episode.save(job.directory / "episode.json")
@@ -83,10 +94,9 @@ def failure_record(job: EpisodeJob, backend_name: str, outcome: Outcome, error: 
 async def run_job(job: EpisodeJob, backend: SandboxBackend, on_event: EventHook) -> Episode:
     """Run one try in this process; every failure becomes a saved record, never an exception."""
     try:
-        factory = job.agent.factory_for(job.task)
         episode = await run_episode(
             job.task,
-            factory,
+            job.agent.recipe(job.task),
             backend=backend,
             output_dir=job.directory,
             run_id=job.run_id,
@@ -94,13 +104,16 @@ async def run_job(job: EpisodeJob, backend: SandboxBackend, on_event: EventHook)
             on_event=on_event,
             **job.options,
         )
-    except AgentLoadError as exc:
-        return failure_record(job, backend.name, Outcome.AGENT_ERROR, str(exc))
-    except LhtbError as exc:
-        return failure_record(job, backend.name, Outcome.INFRA_ERROR, str(exc))
-    except Exception as exc:  # a bug in an agent maker or a backend: record, don't crash
-        error = f"{type(exc).__name__}: {exc}"
-        return failure_record(job, backend.name, Outcome.INFRA_ERROR, error)
+    except Exception as exc:  # an agent that cannot be made, bad settings, a bug: record it
+        failure = classify(exc, job.directory)
+        return failure_record(
+            job,
+            backend.name,
+            failure.outcome,
+            failure.message,
+            detail=failure.detail,
+            can_retry=failure.can_retry,
+        )
     if episode.attempt != job.attempt:
         episode = attrs.evolve(episode, attempt=job.attempt)
         episode.save(job.directory / "episode.json")

@@ -19,7 +19,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from lhtb.episode import Episode, Outcome
+from lhtb.episode import ERROR_OUTCOMES, Episode
 
 __all__ = ["LogProgress", "NullProgress", "ProgressReporter", "RichProgress", "Tally"]
 
@@ -28,9 +28,7 @@ _PHASES = {
     "agent_turn_started": "agent turn {turn}",
     "verifier_pass_started": "verifier pass {pass_no}",
 }
-_FAILED = frozenset(
-    {Outcome.AGENT_ERROR, Outcome.VERIFIER_ERROR, Outcome.VERIFIER_TIMEOUT, Outcome.INFRA_ERROR}
-)
+
 _MAX_RUNNING_ROWS = 12
 
 
@@ -82,7 +80,7 @@ class Tally:
         else:
             self.done += 1
         self.reward_sum += episode.reward or 0.0
-        if episode.outcome in _FAILED:
+        if episode.outcome in ERROR_OUTCOMES:
             self.failed += 1
 
     def summary(self) -> str:

@@ -16,16 +16,17 @@ from typing import Any, TypeAlias
 
 import attrs
 
+from lhtb._agent_forms import WHAT_WORKS, AgentRecipe, agent_model, describe, normalise_agent
 from lhtb.agent import Agent, AgentFactory
-from lhtb.agents import agent_factory
+from lhtb.agents._loading import load_agent, spec_model
 from lhtb.episode import Episode, Outcome
-from lhtb.errors import EpisodeFormatError, LhtbError
-from lhtb.task import ContinueMode, Task
+from lhtb.errors import AgentLoadError, EpisodeFormatError, LhtbError
+from lhtb.task import Task
 
 __all__ = ["AgentMaker", "AgentsArg", "BenchmarkAgent", "Slot", "plan_slots", "resolve_agents"]
 
 AgentMaker: TypeAlias = Callable[[Task], Agent | AgentFactory]
-"""Given a task, an agent for it or a zero-argument factory of agents."""
+"""Given a task, an agent for it or a zero-argument factory of agents (one accepted form)."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _RETRY = re.compile(r"__retry(\d+)$")
@@ -42,73 +43,79 @@ def retry_index(directory: Path) -> int:
     return int(match.group(1)) if match else 0
 
 
-class _NamedFactory:
-    """An agent factory whose ``name`` is what the episode record calls the agent."""
-
-    def __init__(self, name: str, factory: AgentFactory) -> None:
-        self.name = name
-        self._factory = factory
-
-    def __call__(self) -> Agent:
-        return self._factory()
-
-
-def _class_maker(cls: type) -> AgentMaker:
+def _fill_model(target: Any, model: str | None, kwargs: dict[str, Any]) -> str | None:
+    """The model of an agent given by spec: its ``--ak model=``, else ``model`` when its
+    constructor takes a ``model`` argument (which then gets it), else what it declares."""
+    if "model" in kwargs:
+        return str(kwargs["model"])
     try:
-        wants_task = "task" in inspect.signature(cls).parameters
+        takes_model = "model" in inspect.signature(target).parameters
     except (TypeError, ValueError):
-        wants_task = False
-    if wants_task:
-        return lambda task: lambda: cls(task=task)
-    return lambda task: cls
+        takes_model = False
+    if model is not None and takes_model:
+        kwargs["model"] = model
+        return model
+    declared = getattr(target, "model", None)
+    return declared if isinstance(declared, str) and declared else None
 
 
 @attrs.frozen
 class BenchmarkAgent:
-    """One agent of a sweep: its leaderboard name, how to make it, and its model.
+    """One agent of a sweep: its leaderboard name, the agent, and its model.
 
+    ``make`` is the agent in any form :func:`lhtb.run_episode` accepts (a class,
+    a factory, a ``task -> agent`` maker, an instance, an ``async def(turn)``).
     ``spec`` is set for agents given by name (``oracle``, ``module:Class``), so
-    a sweep can check that they load before it starts.
+    executors can load them by name elsewhere; ``kwargs`` go to the agent's
+    class or factory (the CLI's ``--ak key=value``).
     """
 
     name: str
-    make: AgentMaker
+    make: Any
     model: str | None = None
     spec: str | None = None
+    kwargs: Mapping[str, Any] = attrs.field(factory=dict)
 
     @classmethod
     def from_spec(
-        cls, spec: str, *, name: str | None = None, model: str | None = None
+        cls,
+        spec: str,
+        *,
+        name: str | None = None,
+        model: str | None = None,
+        kwargs: Mapping[str, Any] | None = None,
     ) -> BenchmarkAgent:
-        """An agent given as ``oracle``, ``nop``, ``openai:MODEL`` or ``module:Class``."""
-        return cls(name or spec, lambda task: agent_factory(spec, task), model, spec)
+        """An agent given as ``oracle``, ``nop``, ``openai:MODEL`` or ``module:Class``.
 
-    def preflight(self, task: Task) -> None:
-        """Load an agent given by spec (imports its module) without making one.
+        The model is the one ``openai:MODEL`` names; else ``model`` fills an agent
+        whose constructor takes a ``model`` argument; an agent that uses no model
+        (``oracle``, ``nop``) gets none.
 
         Raises:
             AgentLoadError: the spec names nothing loadable.
         """
-        if self.spec is not None:
-            agent_factory(self.spec, task)
+        target = load_agent(spec)
+        arguments = dict(kwargs or {})
+        chosen = spec_model(spec) or _fill_model(target, model, arguments)
+        return cls(name or spec, target, chosen, spec, arguments)
 
-    def factory_for(self, task: Task) -> AgentFactory:
-        """A named zero-argument factory for ``task``.
+    def preflight(self, task: Task) -> None:
+        """Check, without making one, that the agent can be made for ``task``.
 
         Raises:
-            LhtbError: the maker returned an agent instance for a ``restart`` task.
+            AgentLoadError: it is not an accepted form, or its arguments do not fit.
         """
-        made = self.make(task)
-        if isinstance(made, Agent):
-            if task.agent.continue_mode is ContinueMode.RESTART:
-                raise LhtbError(
-                    f"agent {self.name!r} gave an instance for task {task.name!r}, whose "
-                    "continue_mode 'restart' needs a fresh agent per turn",
-                    fix="make the maker return a factory (e.g. the agent class)",
-                )
-            instance = made
-            return _NamedFactory(self.name, lambda: instance)
-        return _NamedFactory(self.name, made)
+        self.recipe(task)
+
+    def recipe(self, task: Task) -> AgentRecipe:
+        """How to make this agent for ``task`` (named as the sweep names it).
+
+        Raises:
+            AgentLoadError: see :meth:`preflight`, or an instance for a ``restart`` task.
+        """
+        return normalise_agent(
+            self.make, task, name=self.name, model=self.model, kwargs=self.kwargs
+        )
 
 
 AgentsArg: TypeAlias = (
@@ -122,13 +129,17 @@ def _one(value: Any, name: str | None = None) -> BenchmarkAgent:
         return value if name is None else attrs.evolve(value, name=name)
     if isinstance(value, str):
         return BenchmarkAgent.from_spec(value, name=name)
-    if isinstance(value, type):
-        label = name or str(getattr(value, "name", "") or value.__qualname__)
-        return BenchmarkAgent(label, _class_maker(value))
-    if callable(value):
-        label = name or str(getattr(value, "name", "") or getattr(value, "__name__", "agent"))
-        return BenchmarkAgent(label, value)
-    raise LhtbError(f"{value!r} is not an agent spec, agent class, maker or BenchmarkAgent")
+    if isinstance(value, type) or callable(value) or hasattr(value, "run"):
+        label = name or str(
+            getattr(value, "name", "")
+            or getattr(value, "__qualname__", "")
+            or type(value).__qualname__
+        )
+        return BenchmarkAgent(label, value, agent_model(value))
+    raise AgentLoadError(
+        f"{describe(value)} ({value!r}) is not an agent",
+        fix=f"{WHAT_WORKS}; or an agent spec such as 'oracle' or 'module:Class'",
+    )
 
 
 def resolve_agents(agents: Any) -> list[BenchmarkAgent]:
@@ -224,9 +235,9 @@ def load_record(directory: Path) -> Episode | None:
 
 
 def is_complete(episode: Episode | None) -> bool:
-    """A record that a resume keeps: finished, not cancelled, not an infra error."""
+    """A record that a resume keeps: finished, not cancelled, not an infra or harness error."""
     return (
         episode is not None
         and episode.finished
-        and episode.outcome not in {Outcome.CANCELLED, Outcome.INFRA_ERROR}
+        and episode.outcome not in {Outcome.CANCELLED, Outcome.INFRA_ERROR, Outcome.HARNESS_ERROR}
     )

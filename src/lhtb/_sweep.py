@@ -78,7 +78,7 @@ class Sweep:
                 finally:
                     self.tally.running.pop(slot.label, None)
             self.tries += 1
-            if episode.outcome.retryable and failures < self.retries:
+            if episode.retryable and failures < self.retries:
                 failures += 1
                 delay = self.backoff.delay(failures)
                 self.tally.retries += 1

@@ -19,7 +19,7 @@ import attrs
 from lhtb.sandbox.base import Sandbox
 from lhtb.usage import UsageRecorder
 
-__all__ = ["Agent", "AgentFactory", "Turn"]
+__all__ = ["Agent", "AgentFactory", "AgentLike", "Turn"]
 
 
 @attrs.frozen
@@ -63,3 +63,7 @@ class Agent(Protocol):
 
 AgentFactory = Callable[[], Agent]
 """Makes a fresh agent (used once per episode, or once per turn in restart mode)."""
+
+AgentLike = Agent | Callable[..., Any]
+"""Anything lhtb accepts as an agent: an :class:`Agent` instance, an agent class, a
+zero-argument factory, a ``task -> agent`` factory, or an ``async def agent(turn)``."""

@@ -29,6 +29,7 @@ from lhtb.usage import Usage
 
 __all__ = [
     "EPISODE_SCHEMA_VERSION",
+    "ERROR_OUTCOMES",
     "Episode",
     "EpisodeConfig",
     "FeedbackMode",
@@ -53,12 +54,26 @@ class Outcome(enum.StrEnum):
     VERIFIER_ERROR = "verifier_error"
     VERIFIER_TIMEOUT = "verifier_timeout"
     INFRA_ERROR = "infra_error"
+    HARNESS_ERROR = "harness_error"
+    """An exception inside lhtb itself (a bug): never retried; the traceback is kept."""
     CANCELLED = "cancelled"
 
     @property
     def retryable(self) -> bool:
-        """Only infrastructure failures are worth running again."""
+        """Only infrastructure (sandbox, daemon) failures are worth running again."""
         return self is Outcome.INFRA_ERROR
+
+
+ERROR_OUTCOMES = frozenset(
+    {
+        Outcome.AGENT_ERROR,
+        Outcome.VERIFIER_ERROR,
+        Outcome.VERIFIER_TIMEOUT,
+        Outcome.INFRA_ERROR,
+        Outcome.HARNESS_ERROR,
+    }
+)
+"""Outcomes in which something failed (not the agent's score)."""
 
 
 class FeedbackMode(enum.StrEnum):
@@ -162,7 +177,10 @@ class Episode:
 
     ``reward`` is the official score: the final verifier pass's reward, or
     ``None`` when no pass produced one. ``best_reward`` is the best interim
-    reward, kept for analysis only.
+    reward, kept for analysis only. ``error`` is written for people;
+    ``error_detail`` keeps the raw exception (and, for ``harness_error``, where
+    its traceback was saved). ``can_retry`` is false for a failure that running
+    again cannot fix (see :attr:`retryable`).
     """
 
     id: str
@@ -178,7 +196,14 @@ class Episode:
     timings: Timings = attrs.field(factory=Timings)
     usage: Usage = attrs.field(factory=Usage)
     attempt: int = 1
+    error_detail: str | None = None
+    can_retry: bool = True
     schema_version: str = EPISODE_SCHEMA_VERSION
+
+    @property
+    def retryable(self) -> bool:
+        """An infrastructure failure that another try may not meet."""
+        return self.outcome.retryable and self.can_retry
 
     @property
     def solved(self) -> bool:

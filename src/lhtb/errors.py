@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = [
+    "AgentBuildError",
     "AgentLoadError",
     "ArchiveError",
     "BackendNotFoundError",
@@ -21,6 +22,7 @@ __all__ = [
     "RewardFileError",
     "SandboxError",
     "SandboxUnavailableError",
+    "SetupError",
     "TaskFormatError",
     "TaskLoadErrors",
     "TaskNotFoundError",
@@ -116,7 +118,34 @@ class EpisodeFormatError(LhtbError):
 
 
 class SandboxError(LhtbError):
-    """A sandbox operation failed for a reason on the provider's side."""
+    """A sandbox operation failed for a reason on the provider's side.
+
+    ``retryable`` says whether running the episode again may help: true for a
+    daemon hiccup (the default), false for a setup that can never work as
+    given (pass ``retryable=False``, or raise :class:`SetupError`). A benchmark
+    retries only retryable failures.
+    """
+
+    retryable: bool = True
+
+    def __init__(
+        self,
+        what: str,
+        *,
+        where: str | None = None,
+        fix: str | None = None,
+        retryable: bool | None = None,
+    ) -> None:
+        if retryable is not None:
+            self.retryable = retryable
+        super().__init__(what, where=where, fix=fix)
+
+
+class SetupError(SandboxError):
+    """The task's environment cannot be set up as given (a missing base image, a compose
+    file that does not start, an unsupported build feature). Never retried."""
+
+    retryable = False
 
 
 class SandboxUnavailableError(SandboxError):
@@ -143,4 +172,10 @@ class BackendUnavailableError(LhtbError):
 
 
 class AgentLoadError(LhtbError):
-    """An agent given as ``module:Class`` or by name could not be loaded."""
+    """An agent given as ``module:Class`` or by name could not be loaded, or what was passed
+    as an agent is none of the accepted forms."""
+
+
+class AgentBuildError(AgentLoadError):
+    """Making the agent failed: its class or factory raised, or returned something that is
+    not an agent. The episode ends as ``agent_error``; it is not retried."""

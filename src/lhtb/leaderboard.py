@@ -32,7 +32,7 @@ from rich.table import Table
 
 from lhtb import _leaderboard_render as render
 from lhtb._slots import retry_index
-from lhtb.episode import Episode, FeedbackMode, Outcome
+from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import EpisodeFormatError, LhtbError
 
 __all__ = [
@@ -47,9 +47,6 @@ __all__ = [
 SOLVED_THRESHOLD = 0.95
 STRICT_THRESHOLD = 1.0
 UNCATEGORISED = "uncategorised"
-_ERRORS = frozenset(
-    {Outcome.AGENT_ERROR, Outcome.VERIFIER_ERROR, Outcome.VERIFIER_TIMEOUT, Outcome.INFRA_ERROR}
-)
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -173,7 +170,9 @@ def _row(
         model=model,
         tasks=len(by_task),
         episodes=len(episodes),
-        errors=sum(e.outcome in _ERRORS or (e.finished and e.reward is None) for e in episodes),
+        errors=sum(
+            e.outcome in ERROR_OUTCOMES or (e.finished and e.reward is None) for e in episodes
+        ),
         incomplete=sum(not e.finished or e.outcome is Outcome.CANCELLED for e in episodes),
         mean_reward=fmean(task_means.values()),
         solved_rate=fmean(solved[t] / len(eps) for t, eps in by_task.items()),

@@ -33,10 +33,12 @@ from typing import Any
 import anyio
 import attrs
 
+from lhtb._agent_forms import AgentRecipe, agent_model, normalise_agent
 from lhtb._events import EventLog
 from lhtb._seeds import check_seed, random_seed
+from lhtb._failures import classify
 from lhtb._turn_gate import GatedSandbox
-from lhtb.agent import Agent, AgentFactory, Turn
+from lhtb.agent import Agent, AgentLike, Turn
 from lhtb.episode import (
     Episode,
     EpisodeConfig,
@@ -48,7 +50,7 @@ from lhtb.episode import (
     TurnRecord,
     VerifierPass,
 )
-from lhtb.errors import LhtbError, SandboxError, SandboxUnavailableError
+from lhtb.errors import AgentBuildError, LhtbError, SandboxError, SandboxUnavailableError
 from lhtb.feedback import rejection_message
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.sandbox.registry import resolve_backend
@@ -77,12 +79,6 @@ _PASS_OUTCOME_TO_EPISODE = {
 }
 
 
-def _agent_name(agent: Agent | AgentFactory) -> str:
-    target = agent if isinstance(agent, type) else type(agent)
-    name = getattr(agent, "name", None)
-    return name if isinstance(name, str) else target.__qualname__
-
-
 @attrs.define
 class _Episode:
     """Mutable state of one running episode; frozen into an :class:`Episode` on save."""
@@ -97,6 +93,8 @@ class _Episode:
     turns: list[TurnRecord] = attrs.field(factory=list)
     passes: list[VerifierPass] = attrs.field(factory=list)
     error: str | None = None
+    error_detail: str | None = None
+    can_retry: bool = True
     ended_at: datetime | None = None
     total_sec: float | None = None
     provision_sec: float = 0.0
@@ -127,6 +125,8 @@ class _Episode:
                 else time.monotonic() - self.clock,
             ),
             usage=self.usage.total,
+            error_detail=self.error_detail,
+            can_retry=self.can_retry,
         )
 
     def save(self) -> Episode:
@@ -137,7 +137,7 @@ class _Episode:
 
 async def run_episode(
     task: Task,
-    agent: Agent | AgentFactory,
+    agent: AgentLike,
     *,
     backend: SandboxBackend | str | None = None,
     budget: float | None = None,
@@ -155,11 +155,15 @@ async def run_episode(
 ) -> Episode:
     """Run ``agent`` on ``task`` to the end and return the episode record.
 
-    ``agent`` is an :class:`~lhtb.agent.Agent` or a zero-argument factory of
-    one (required for ``restart`` continue mode). Unset settings come from the
-    task. The record and the event log go to ``output_dir`` (default
-    ``runs/<task>-<id>``). ``on_event(name, fields)`` sees every event as it
-    is logged (for progress displays).
+    ``agent`` is an :class:`~lhtb.agent.Agent` instance, an agent class, a
+    zero-argument factory, a ``task -> agent`` factory, or an ``async def
+    agent(turn)`` function. In ``restart`` continue mode a fresh agent is made
+    every turn, so an instance is refused there. The record names the agent
+    by its ``name`` attribute and, unless ``model`` is given, records its
+    ``model`` attribute. Unset settings come from the task. The record and the
+    event log go to ``output_dir`` (default ``runs/<task>-<id>``).
+    ``on_event(name, fields)`` sees every event as it is logged (for progress
+    displays).
 
     ``feedback`` defaults to ``$LHTB_VERIFIER_FEEDBACK``, else ``binary``;
     ``diagnostic`` marks the episode not comparable. ``min_pass_interval_sec``
@@ -169,13 +173,23 @@ async def run_episode(
     ``seed`` is the grading seed handed to every verifier pass as
     ``$LHTB_SEED`` (default: a random one); it is recorded in the episode so
     that ``lhtb verify`` can re-grade the final state with it.
+
+    Failures end the episode with an outcome rather than an exception: an agent
+    that cannot be made or raises is ``agent_error``, a sandbox or daemon
+    failure ``infra_error``, a bug in lhtb ``harness_error`` (its traceback in
+    ``traceback.txt`` of the episode directory).
+
+    Raises:
+        AgentLoadError: ``agent`` is none of the accepted forms, its constructor
+            needs arguments, or it is an instance in ``restart`` mode.
+        LhtbError: bad settings (no budget, unknown feedback or backend).
     """
     _require_asyncio()
     if min_pass_interval_sec < 0:
         raise LhtbError(f"min_pass_interval_sec must be >= 0, got {min_pass_interval_sec}")
     sandbox_backend = resolve_backend(backend)
     mode = ContinueMode(continue_mode or task.agent.continue_mode)
-    factory = _factory(agent, mode)
+    recipe = normalise_agent(agent, task, mode)
     budget_sec = budget if budget is not None else task.agent.timeout_sec
     if budget_sec is None or budget_sec <= 0:
         raise LhtbError(
@@ -189,7 +203,7 @@ async def run_episode(
     config = EpisodeConfig(
         task_name=task.name,
         task_checksum=task.checksum,
-        agent=_agent_name(agent),
+        agent=recipe.name,
         budget_sec=budget_sec,
         task_budget_sec=task.agent.timeout_sec,
         continue_until_timeout=(
@@ -204,7 +218,7 @@ async def run_episode(
         max_passes=max_passes if max_passes is not None else task.verifier.max_passes,
         verifier_time_counts=verifier_time_counts,
         backend=sandbox_backend.name,
-        model=model,
+        model=model or recipe.model,
         category=task.category,
         seed=grading_seed,
     )
@@ -216,7 +230,7 @@ async def run_episode(
     )
     runner = _Runner(
         task,
-        factory,
+        recipe,
         sandbox_backend,
         state,
         run_id or f"ep-{episode_id}",
@@ -229,7 +243,7 @@ async def run_episode(
     return state.record()
 
 
-def run_episode_sync(task: Task, agent: Agent | AgentFactory, **kwargs: object) -> Episode:
+def run_episode_sync(task: Task, agent: AgentLike, **kwargs: object) -> Episode:
     """Blocking convenience wrapper around :func:`run_episode` for scripts."""
 
     async def main() -> Episode:
@@ -272,26 +286,10 @@ def _consume(task: asyncio.Future[None]) -> None:
         task.exception()
 
 
-def _factory(agent: Agent | AgentFactory, mode: ContinueMode) -> AgentFactory:
-    if isinstance(agent, Agent):
-        if mode is ContinueMode.RESTART:
-            raise LhtbError(
-                "continue_mode 'restart' needs a fresh agent per turn",
-                fix="pass a zero-argument factory (e.g. the agent class) instead of an instance",
-            )
-        return lambda: agent
-    if not callable(agent):
-        raise LhtbError(f"{agent!r} is neither an Agent nor a factory of agents")
-    if mode is ContinueMode.RESTART:
-        return agent
-    instance = agent()
-    return lambda: instance
-
-
 @attrs.define
 class _Runner:
     task: Task
-    factory: AgentFactory
+    recipe: AgentRecipe
     backend: SandboxBackend
     state: _Episode
     run_id: str
@@ -300,6 +298,9 @@ class _Runner:
     sandbox: ManagedSandbox | None = None
     view: GatedSandbox | None = None
     last_pass_end: float | None = None
+    agent: Agent | None = None
+    last: Agent | None = None
+    built: int = 0
 
     async def run(self) -> None:
         state = self.state
@@ -311,14 +312,15 @@ class _Runner:
         )
         state.save()
         try:
+            if state.config.continue_mode is ContinueMode.SAME_CONVERSATION:
+                self.agent = self._build()  # before the sandbox: an agent that cannot be made
             verifier = await self._provision()
             await self._loop(verifier)
-        except SandboxError as exc:
-            state.outcome, state.error = Outcome.INFRA_ERROR, str(exc)
-            state.events.emit("infra_error", error=str(exc))
-        except LhtbError as exc:
-            state.outcome, state.error = Outcome.INFRA_ERROR, str(exc)
-            state.events.emit("setup_error", error=str(exc))
+        except Exception as exc:
+            failure = classify(exc, state.directory)
+            state.outcome, state.error = failure.outcome, failure.message
+            state.error_detail, state.can_retry = failure.detail, failure.can_retry
+            state.events.emit(str(failure.outcome), error=failure.message, detail=failure.detail)
         except BaseException as exc:
             if isinstance(exc, anyio.get_cancelled_exc_class() | KeyboardInterrupt):
                 state.outcome, state.error = Outcome.CANCELLED, "the run was cancelled"
@@ -337,6 +339,32 @@ class _Runner:
                     passes=len(episode.passes),
                     seconds=round(episode.timings.total_sec, 3),
                 )
+
+    def _build(self) -> Agent:
+        """Make an agent; the first one made may name the agent and its model in the record.
+
+        Raises:
+            AgentBuildError: the agent could not be made, or a ``restart`` factory
+                returned the agent it returned before.
+        """
+        agent = self.recipe.build()
+        if agent is self.last and self.recipe.fresh:
+            raise AgentBuildError(
+                f"{self.recipe.source} returned the same agent object again, but "
+                "continue_mode 'restart' needs a fresh agent every turn",
+                fix="return a new agent from each call",
+            )
+        if self.built == 0:
+            config = self.state.config
+            name = getattr(agent, "name", None)
+            if not self.recipe.name_given and isinstance(name, str) and name:
+                config = attrs.evolve(config, agent=name)
+            if config.model is None and agent_model(agent):
+                config = attrs.evolve(config, model=agent_model(agent))
+            self.state.config = config
+        self.built += 1
+        self.last = agent
+        return agent
 
     async def _provision(self) -> Verifier:
         clock = time.monotonic()
@@ -504,7 +532,7 @@ class _Runner:
         """Run one agent turn until it returns, fails, or the deadline passes."""
 
         async def body() -> None:
-            agent = self.factory()
+            agent = self.agent if self.agent is not None else self._build()
             await agent.run(turn)
 
         # Its own task, so that an agent swallowing cancellation cannot hold the episode.

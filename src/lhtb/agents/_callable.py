@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable
 
+from lhtb._agent_forms import is_async_callable
 from lhtb.agent import Turn
 
 __all__ = ["CallableAgent", "from_callable"]
@@ -27,13 +27,6 @@ class CallableAgent:
         return f"CallableAgent({self.name!r})"
 
 
-def _is_async(fn: object) -> bool:
-    if inspect.iscoroutinefunction(fn):
-        return True
-    method = inspect.getattr_static(type(fn), "__call__", None)  # an object with async __call__
-    return inspect.iscoroutinefunction(method)
-
-
 def from_callable(fn: TurnFunction, *, name: str | None = None) -> CallableAgent:
     """Wrap ``async def fn(turn) -> None`` as an agent.
 
@@ -45,7 +38,7 @@ def from_callable(fn: TurnFunction, *, name: str | None = None) -> CallableAgent
     Raises:
         TypeError: ``fn`` is not an async function (a sync one would block the event loop).
     """
-    if not _is_async(fn):
+    if not is_async_callable(fn):
         raise TypeError(
             f"{fn!r} is not an async function; define it with `async def fn(turn) -> None`"
         )

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-import inspect
+from collections.abc import Mapping
 from typing import Any
 
-from lhtb.agent import Agent, AgentFactory
+from lhtb._agent_forms import AgentRecipe, describe, normalise_agent
 from lhtb.errors import AgentLoadError
-from lhtb.task import Task
+from lhtb.task import ContinueMode, Task
 
 OPENAI_PREFIX = "openai:"
 
@@ -69,35 +69,40 @@ def _import(spec: str) -> Any:
     return target
 
 
-def agent_factory(spec: str, task: Task) -> AgentFactory:
-    """A zero-argument factory for the agent ``spec`` working on ``task``.
+def load_agent(spec: str) -> Any:
+    """What ``spec`` names: a class or factory (imports its module).
+
+    Raises:
+        AgentLoadError: the spec names nothing loadable.
+    """
+    return _builtin(spec) or _import(spec)
+
+
+def spec_model(spec: str) -> str | None:
+    """The model an ``openai:MODEL`` spec sets, else None."""
+    if spec.startswith(OPENAI_PREFIX):
+        return spec[len(OPENAI_PREFIX) :].strip() or None
+    return None
+
+
+def agent_factory(
+    spec: str,
+    task: Task,
+    kwargs: Mapping[str, Any] | None = None,
+    *,
+    mode: ContinueMode | str | None = None,
+) -> AgentRecipe:
+    """The recipe for the agent ``spec`` working on ``task``, made with ``kwargs``.
 
     Classes or callables that take a ``task`` parameter receive the task.
+
+    Raises:
+        AgentLoadError: the spec names nothing loadable, or ``kwargs`` do not fit it.
     """
-    target = _builtin(spec) or _import(spec)
+    target = load_agent(spec)
     if not callable(target):
-        raise AgentLoadError(f"agent {spec!r} is not a class or callable")
-    try:
-        wants_task = "task" in inspect.signature(target).parameters
-    except (TypeError, ValueError):
-        wants_task = False
-
-    return _SpecFactory(spec, target, task if wants_task else None)
-
-
-class _SpecFactory:
-    """Makes agents from a loaded spec; ``name`` is the spec, for the episode record."""
-
-    def __init__(self, name: str, target: Any, task: Task | None) -> None:
-        self.name = name
-        self._target = target
-        self._task = task
-
-    def __call__(self) -> Agent:
-        agent = self._target() if self._task is None else self._target(task=self._task)
-        if not isinstance(agent, Agent):
-            raise AgentLoadError(
-                f"{self.name!r} made {type(agent).__name__}, which has no async run(turn) method",
-                fix="implement lhtb.Agent: async def run(self, turn) -> None",
-            )
-        return agent
+        raise AgentLoadError(
+            f"agent {spec!r} is {describe(target)}, not a class or factory",
+            fix="name an agent class or a function that returns an agent",
+        )
+    return normalise_agent(target, task, mode, name=spec, model=spec_model(spec), kwargs=kwargs)
