@@ -9,7 +9,7 @@ import pytest
 
 import lhtb
 from lhtb._progress import LogProgress
-from lhtb.errors import LhtbError, SandboxError
+from lhtb.errors import LhtbError, SandboxError, SetupError
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 
 pytestmark = pytest.mark.anyio
@@ -108,3 +108,64 @@ async def test_an_unknown_agent_spec_fails_before_the_run_starts(tmp_path: Path)
             [task()], ["nop", "no_such_pkg:Agent"], output_dir=tmp_path / "run"
         )
     assert not (tmp_path / "run").exists()
+
+
+class FailingBackend(DownBackend):
+    """A backend whose ``prepare`` raises the given exception."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__()
+        self.error = error
+
+    async def prepare(self, task: lhtb.Task) -> str:
+        self.prepared += 1
+        raise self.error
+
+
+async def run_failing(tmp_path: Path, error: Exception) -> tuple[FailingBackend, lhtb.Episode]:
+    backend = FailingBackend(error)
+    result = await lhtb.run_benchmark(
+        [task()],
+        "nop",
+        output_dir=tmp_path,
+        backend=backend,
+        retries=2,
+        backoff=lhtb.Backoff(initial_sec=0.01, factor=1, max_sec=0.01),
+        stagger_sec=0,
+    )
+    [episode] = result.episodes
+    assert result.tries == backend.prepared
+    return backend, episode
+
+
+async def test_a_bug_in_lhtb_is_a_harness_error_with_its_traceback(tmp_path: Path) -> None:
+    backend, episode = await run_failing(tmp_path, KeyError("image_id"))
+    assert backend.prepared == 1  # not retried
+    assert episode.outcome is lhtb.Outcome.HARNESS_ERROR
+    traceback_file = tmp_path / "t-one__nop__1" / "traceback.txt"
+    assert "raise self.error" in traceback_file.read_text()
+    assert episode.error is not None
+    assert "internal error in lhtb" in episode.error
+    assert str(traceback_file) in episode.error
+    assert episode.error_detail is not None
+    assert episode.error_detail.startswith("KeyError: 'image_id'")
+
+
+async def test_a_setup_error_is_not_retried(tmp_path: Path) -> None:
+    error = SetupError("base image python:3.11-slim is missing", fix="load it")
+    backend, episode = await run_failing(tmp_path, error)
+    assert backend.prepared == 1
+    assert (episode.outcome, episode.can_retry) == (lhtb.Outcome.INFRA_ERROR, False)
+    assert episode.error == "base image python:3.11-slim is missing. load it"
+    flagged = SandboxError("compose file refers to an unknown service", retryable=False)
+    backend, episode = await run_failing(tmp_path / "flagged", flagged)
+    assert backend.prepared == 1
+    assert not episode.retryable
+
+
+async def test_a_daemon_failure_is_retried_with_a_message_for_people(tmp_path: Path) -> None:
+    backend, episode = await run_failing(tmp_path, ConnectionRefusedError(111, "refused"))
+    assert backend.prepared == 3
+    assert episode.outcome is lhtb.Outcome.INFRA_ERROR
+    assert episode.error == "the sandbox backend failed: [Errno 111] refused"
+    assert episode.error_detail == "ConnectionRefusedError: [Errno 111] refused"

@@ -20,6 +20,7 @@ import anyio
 from lhtb._executor import EpisodeJob, failure_record, run_job
 from lhtb._slots import BenchmarkAgent, safe_name
 from lhtb.episode import Outcome
+from lhtb.errors import AgentLoadError
 from lhtb.task import Task
 
 __all__ = [
@@ -70,11 +71,15 @@ def _task_on_worker(shipped: Task | tuple[bytes, str]) -> Task:
     return load_task(target)
 
 
-def _agent_on_worker(shipped: BenchmarkAgent | tuple[str, str, str | None]) -> BenchmarkAgent:
+ShippedAgent = BenchmarkAgent | tuple[str, str, str | None, dict[str, Any]]
+"""A pickled agent, or one given by spec: (name, spec, model, constructor arguments)."""
+
+
+def _agent_on_worker(shipped: ShippedAgent) -> BenchmarkAgent:
     if isinstance(shipped, BenchmarkAgent):
         return shipped
-    name, spec, model = shipped
-    return BenchmarkAgent.from_spec(spec, name=name, model=model)
+    name, spec, model, kwargs = shipped
+    return BenchmarkAgent.from_spec(spec, name=name, model=model, kwargs=kwargs)
 
 
 def _ignore_event(event: str, fields: dict[str, Any]) -> None:
@@ -83,7 +88,7 @@ def _ignore_event(event: str, fields: dict[str, Any]) -> None:
 
 def episode_on_worker(
     task: Task | tuple[bytes, str],
-    agent: BenchmarkAgent | tuple[str, str, str | None],
+    agent: ShippedAgent,
     attempt: int,
     run_id: str,
     options: dict[str, Any],
@@ -95,11 +100,17 @@ def episode_on_worker(
 
     directory = _scratch() / "episodes" / run_id / f"{try_name}.{uuid.uuid4().hex[:8]}"
     try:
-        the_agent = _agent_on_worker(agent)
         the_task = _task_on_worker(task)
+        try:
+            the_agent, load_error = _agent_on_worker(agent), None
+        except AgentLoadError as exc:  # not importable on this node: the agent's problem
+            assert isinstance(agent, tuple)
+            the_agent, load_error = BenchmarkAgent(agent[0], None, agent[2], agent[1]), exc
         job = EpisodeJob(the_task, the_agent, attempt, directory, run_id, options)
         expected = task[1] if isinstance(task, tuple) else the_task.checksum
-        if the_task.checksum != expected:
+        if load_error is not None:
+            failure_record(job, backend_name, Outcome.AGENT_ERROR, str(load_error), can_retry=False)
+        elif the_task.checksum != expected:
             failure_record(
                 job,
                 backend_name,

@@ -188,7 +188,7 @@ class RayExecutor(EpisodeExecutor):
 
     def _ship_agent(self, agent: BenchmarkAgent) -> Any:
         if agent.spec is not None:
-            return (agent.name, agent.spec, agent.model)
+            return (agent.name, agent.spec, agent.model, dict(agent.kwargs))
         try:
             self._ray.cloudpickle.dumps(agent)
         except Exception as exc:

@@ -299,6 +299,7 @@ class _Runner:
     view: GatedSandbox | None = None
     last_pass_end: float | None = None
     agent: Agent | None = None
+    next_agent: Agent | None = None
     last: Agent | None = None
     built: int = 0
 
@@ -312,8 +313,11 @@ class _Runner:
         )
         state.save()
         try:
+            first = self._build()  # before the sandbox: an agent that cannot be made fails fast
             if state.config.continue_mode is ContinueMode.SAME_CONVERSATION:
-                self.agent = self._build()  # before the sandbox: an agent that cannot be made
+                self.agent = first
+            else:
+                self.next_agent = first  # restart mode: the first turn's fresh agent
             verifier = await self._provision()
             await self._loop(verifier)
         except Exception as exc:
@@ -356,9 +360,10 @@ class _Runner:
             )
         if self.built == 0:
             config = self.state.config
-            name = getattr(agent, "name", None)
-            if not self.recipe.name_given and isinstance(name, str) and name:
-                config = attrs.evolve(config, agent=name)
+            if not self.recipe.name_given:  # the agent made names itself better than a lambda
+                name = getattr(agent, "name", None)
+                own = name if isinstance(name, str) and name else type(agent).__qualname__
+                config = attrs.evolve(config, agent=own)
             if config.model is None and agent_model(agent):
                 config = attrs.evolve(config, model=agent_model(agent))
             self.state.config = config
@@ -532,8 +537,9 @@ class _Runner:
         """Run one agent turn until it returns, fails, or the deadline passes."""
 
         async def body() -> None:
-            agent = self.agent if self.agent is not None else self._build()
-            await agent.run(turn)
+            agent = self.agent if self.agent is not None else self.next_agent
+            self.next_agent = None
+            await (agent if agent is not None else self._build()).run(turn)
 
         # Its own task, so that an agent swallowing cancellation cannot hold the episode.
         task = asyncio.ensure_future(body())

@@ -16,10 +16,13 @@ from lhtb._executor import EpisodeExecutor, InProcessExecutor
 from lhtb._manifest import read_manifest
 from lhtb.benchmark import BenchmarkAgent, RunInterruptedError, run_benchmark
 from lhtb.cli._tasks import collect_tasks
-from lhtb.episode import Episode, FeedbackMode, Outcome
+from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import LhtbError
 from lhtb.sandbox.registry import resolve_backend, usable_builtin_backends
 from lhtb.task import Task
+
+_HARNESS_FAULTS = frozenset({Outcome.INFRA_ERROR, Outcome.HARNESS_ERROR})
+"""Outcomes that make ``lhtb run`` exit non-zero: the run itself, not an agent, failed."""
 
 
 def results_table(episodes: list[Episode]) -> Table:
@@ -39,6 +42,25 @@ def results_table(episodes: list[Episode]) -> Table:
             f"{episode.timings.total_sec / 60:.1f}",
         )
     return table
+
+
+def failure_lines(episodes: list[Episode]) -> list[str]:
+    """Why each failed episode failed, one line per distinct reason (said once, with its
+    episodes), for under the results table."""
+    reasons: dict[tuple[str, str], list[Episode]] = {}
+    for episode in episodes:
+        if episode.outcome in ERROR_OUTCOMES:
+            reason = episode.error or "(no reason recorded; see its events.jsonl)"
+            reasons.setdefault((str(episode.outcome), reason), []).append(episode)
+    lines = []
+    for (outcome, reason), failed in reasons.items():
+        names = ", ".join(
+            f"{e.config.task_name} / {e.config.agent} #{e.attempt}" for e in failed[:3]
+        )
+        more = f" and {len(failed) - 3} more" if len(failed) > 3 else ""
+        retry = "" if failed[0].can_retry or outcome != Outcome.INFRA_ERROR else ", not retried"
+        lines.append(f"{outcome}{retry} ({names}{more}): {reason}")
+    return lines
 
 
 def load_task_args(paths: tuple[Path, ...]) -> list[Task]:
@@ -209,9 +231,14 @@ def run(
         raise click.ClickException(str(exc)) from exc
     console = Console(width=None if sys.stdout.isatty() else 200)
     console.print(results_table(list(result.episodes)))
+    failures = failure_lines(list(result.episodes))
+    if failures:
+        click.echo("failed episodes:")
+        for line in failures:
+            click.echo(f"  {line}")
     console.print(result.leaderboard().rich_table())
     console.print(f"run directory: {run_dir}  (run id {result.run_id})")
-    if any(e.outcome is Outcome.INFRA_ERROR for e in result.episodes):
+    if any(e.outcome in _HARNESS_FAULTS for e in result.episodes):
         raise SystemExit(1)
 
 
