@@ -35,8 +35,8 @@ import attrs
 
 from lhtb._agent_forms import AgentRecipe, agent_model, normalise_agent
 from lhtb._events import EventLog
-from lhtb._seeds import check_seed, random_seed
 from lhtb._failures import classify
+from lhtb._seeds import check_seed, random_seed
 from lhtb._turn_gate import GatedSandbox
 from lhtb.agent import Agent, AgentLike, Turn
 from lhtb.episode import (
