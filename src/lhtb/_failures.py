@@ -37,6 +37,8 @@ class Failure:
     message: str
     detail: str
     can_retry: bool
+    event: str = attrs.field(default=attrs.Factory(lambda self: str(self.outcome), takes_self=True))
+    """The event logged for it (default: the outcome's name)."""
 
 
 def raw(exc: BaseException) -> str:
@@ -62,7 +64,9 @@ def classify(exc: Exception, directory: Path | None = None) -> Failure:
     if isinstance(exc, SandboxError):
         return Failure(Outcome.INFRA_ERROR, str(exc), raw(exc), can_retry=exc.retryable)
     if isinstance(exc, LhtbError):
-        return Failure(Outcome.INFRA_ERROR, str(exc), raw(exc), can_retry=False)
+        return Failure(
+            Outcome.INFRA_ERROR, str(exc), raw(exc), can_retry=False, event="setup_error"
+        )
     if _is_daemon_failure(exc):
         message = f"the sandbox backend failed: {_first_line(exc)}"
         return Failure(Outcome.INFRA_ERROR, message, raw(exc), can_retry=True)

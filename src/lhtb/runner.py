@@ -324,7 +324,7 @@ class _Runner:
             failure = classify(exc, state.directory)
             state.outcome, state.error = failure.outcome, failure.message
             state.error_detail, state.can_retry = failure.detail, failure.can_retry
-            state.events.emit(str(failure.outcome), error=failure.message, detail=failure.detail)
+            state.events.emit(failure.event, error=failure.message, detail=failure.detail)
         except BaseException as exc:
             if isinstance(exc, anyio.get_cancelled_exc_class() | KeyboardInterrupt):
                 state.outcome, state.error = Outcome.CANCELLED, "the run was cancelled"
