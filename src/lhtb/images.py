@@ -2,19 +2,18 @@
 
 Where no registry is reachable, ``docker build`` fails on the first ``FROM``.
 :func:`bootstrap_base_images` scans task Dockerfiles for their bases and, for
-each one missing locally, tries a short pull; when that fails and the base is a
-Debian release it knows, it builds the image from Debian's package archive
-(``debootstrap --variant=minbase`` + ``docker import``) and tags it under every
-name the tasks use. Images already present are left alone.
+each one missing locally, tries a short pull; when that fails it makes the
+image when it has a recipe (:mod:`lhtb._base_recipes`): Debian releases from
+Debian's archive (``debootstrap`` + ``docker import``), ``python:3.X[-slim]``
+from Debian's Python packages, ``ubuntu:*`` when an Ubuntu archive answers.
+Otherwise the error says exactly which images to load and how. Images already
+present are left alone.
 """
 
 from __future__ import annotations
 
 import enum
 import re
-import shutil
-import subprocess
-import tempfile
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 
 import attrs
 
+from lhtb._base_recipes import DEBIAN_ALIASES, Recipe, how_to_get, make, recipe_for
 from lhtb._log import get_logger
 from lhtb.errors import BackendUnavailableError
 
@@ -30,27 +30,21 @@ __all__ = [
     "BaseImageAction",
     "BaseImageResult",
     "BootstrapReport",
+    "DockerfileImages",
     "bootstrap_base_images",
     "dockerfile_bases",
+    "dockerfile_images",
+    "ensure_base_images",
     "find_dockerfiles",
+    "make_available",
+    "normalise_image",
 ]
 
 log = get_logger(__name__)
 
-DEBIAN_MIRROR = "http://deb.debian.org/debian"
-DEBIAN_ALIASES: dict[str, str] = {
-    "debian:bookworm": "bookworm",
-    "debian:bookworm-slim": "bookworm",
-    "debian:12": "bookworm",
-    "debian:12-slim": "bookworm",
-}
-"""Bases this module can build, and the Debian suite each one is made from."""
-
 PULL_TIMEOUT_SEC = 30.0
-DEBOOTSTRAP_TIMEOUT_SEC = 1800.0
-IMPORT_TIMEOUT_SEC = 600.0
-_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 _FROM = re.compile(r"^\s*FROM\s+(?P<rest>.+)$", re.IGNORECASE)
+_COPY_FROM = re.compile(r"^\s*COPY\s.*--from=(?P<image>\S+)", re.IGNORECASE)
 _ARG = re.compile(r"^\s*ARG\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:=(?P<value>\S*))?", re.I)
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 
@@ -114,19 +108,39 @@ def _logical_lines(text: str) -> list[str]:
     return lines
 
 
-def dockerfile_bases(text: str) -> list[str]:
-    """The external base images of a Dockerfile, in order, without duplicates.
+@attrs.frozen
+class DockerfileImages:
+    """The external images a Dockerfile needs: ``FROM`` bases and ``COPY --from`` sources."""
 
-    ``FROM <earlier stage>`` and ``FROM scratch`` are skipped; ``ARG`` defaults
-    declared before a ``FROM`` are substituted.
+    bases: tuple[str, ...]
+    copy_sources: tuple[str, ...]
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        """Bases first, then copy sources, without duplicates."""
+        return tuple(dict.fromkeys((*self.bases, *self.copy_sources)))
+
+
+def dockerfile_images(text: str) -> DockerfileImages:
+    """The external images of a Dockerfile, in order, without duplicates.
+
+    ``FROM <earlier stage>`` / ``COPY --from=<stage or index>`` and ``FROM scratch``
+    are skipped; ``ARG`` defaults declared before a ``FROM`` are substituted.
     """
     args: dict[str, str] = {}
-    stages: set[str] = set()
+    stages: list[str] = []
     bases: list[str] = []
+    copies: list[str] = []
     for line in _logical_lines(text):
         arg = _ARG.match(line)
         if arg:
             args.setdefault(arg.group("name"), arg.group("value") or "")
+            continue
+        copy = _COPY_FROM.match(line)
+        if copy:
+            source = _VAR.sub(lambda m: args.get(m.group(1), ""), copy.group("image"))
+            if source.lower() not in stages and not source.isdigit() and source not in copies:
+                copies.append(source)
             continue
         match = _FROM.match(line)
         if not match:
@@ -136,15 +150,21 @@ def dockerfile_bases(text: str) -> list[str]:
             continue
         image = _VAR.sub(lambda m: args.get(m.group(1), ""), words[0])
         if len(words) >= 3 and words[1].lower() == "as":
-            stages.add(words[2].lower())
+            stages.append(words[2].lower())
         if image.lower() in stages or image.lower() == "scratch" or not image:
             continue
         if image not in bases:
             bases.append(image)
-    return bases
+    return DockerfileImages(tuple(bases), tuple(c for c in copies if c not in bases))
 
 
-def _normalise(image: str) -> str:
+def dockerfile_bases(text: str) -> list[str]:
+    """The external ``FROM`` images of a Dockerfile (see :func:`dockerfile_images`)."""
+    return list(dockerfile_images(text).bases)
+
+
+def normalise_image(image: str) -> str:
+    """``repo:tag`` as the daemon names it (``docker.io/library/`` dropped, ``:latest`` added)."""
     for prefix in ("docker.io/library/", "library/"):
         image = image.removeprefix(prefix)
     name = image.rsplit("/", 1)[-1]
@@ -178,70 +198,26 @@ def _try_pull(client: Any, image: str, timeout: float) -> bool:
     return bool(outcome and outcome[0])
 
 
-def _debootstrap(client: Any, suite: str, tag: str) -> None:
-    """Build ``tag`` from Debian ``suite`` with debootstrap and docker import."""
-    tool = shutil.which("debootstrap")
-    if tool is None:
-        raise BackendUnavailableError(
-            f"cannot build {tag}: debootstrap is not installed",
-            where="lhtb images bootstrap",
-            fix="Install it (`apt-get install debootstrap`) and run again",
-        )
-    with tempfile.TemporaryDirectory(prefix="lhtb-debootstrap-") as scratch:
-        root = Path(scratch) / "root"
-        archive = Path(scratch) / "rootfs.tar"
-        log.info("debootstrap_started", suite=suite, tag=tag)
-        command = [tool, "--variant=minbase", suite, str(root), DEBIAN_MIRROR]
-        try:
-            subprocess.run(
-                command, check=True, capture_output=True, timeout=DEBOOTSTRAP_TIMEOUT_SEC
-            )
-            subprocess.run(
-                ["tar", "--numeric-owner", "-C", str(root), "-cf", str(archive), "."],
-                check=True,
-                capture_output=True,
-                timeout=IMPORT_TIMEOUT_SEC,
-            )
-        except subprocess.CalledProcessError as error:
-            detail = (error.stderr or b"").decode(errors="replace").strip()[-800:]
-            raise BackendUnavailableError(
-                f"cannot build {tag}: `{' '.join(error.cmd[:3])}` failed: {detail}",
-                where="lhtb images bootstrap",
-                fix=f"Check that {DEBIAN_MIRROR} is reachable and that you are root",
-            ) from error
-        except subprocess.TimeoutExpired as error:
-            raise BackendUnavailableError(
-                f"cannot build {tag}: `{error.cmd[0]}` ran past {error.timeout:.0f}s",
-                where="lhtb images bootstrap",
-                fix="Retry on a faster connection to the Debian archive",
-            ) from error
-        repository, _, version = tag.rpartition(":")
-        changes = ['CMD ["bash"]', f"ENV PATH={_PATH}", "LABEL lhtb.kind=base"]
-        client.api.import_image_from_file(
-            str(archive), repository=repository, tag=version, changes=changes
-        )
-
-
 def bootstrap_base_images(
     task_dirs: Sequence[Path | str],
     *,
     client: Any | None = None,
     pull_timeout: float = PULL_TIMEOUT_SEC,
 ) -> BootstrapReport:
-    """Make every base image the tasks' Dockerfiles use available locally.
+    """Make every image the tasks' Dockerfiles use (bases and ``COPY --from``) available.
 
     ``task_dirs`` are task directories or directories of tasks.
 
     Raises:
-        BackendUnavailableError: no Docker daemon; a base is missing, cannot be
-            pulled and is not a Debian release listed in :data:`DEBIAN_ALIASES`;
-            or ``debootstrap`` is missing or failed.
+        BackendUnavailableError: no Docker daemon; an image is missing, cannot be
+            pulled and has no recipe (the message says how to load it); or making
+            one failed.
     """
     if client is None:
         try:
             import docker  # noqa: PLC0415
 
-            client = docker.from_env(timeout=int(IMPORT_TIMEOUT_SEC))
+            client = docker.from_env(timeout=600)
             client.ping()
         except Exception as error:
             raise BackendUnavailableError(
@@ -252,9 +228,9 @@ def bootstrap_base_images(
     dockerfiles = find_dockerfiles(Path(p) for p in task_dirs)
     wanted: list[str] = []
     for dockerfile in dockerfiles:
-        for base in dockerfile_bases(dockerfile.read_text(encoding="utf-8")):
-            if base not in wanted:
-                wanted.append(base)
+        for image in dockerfile_images(dockerfile.read_text(encoding="utf-8")).all:
+            if image not in wanted:
+                wanted.append(image)
     results = ensure_base_images(wanted, client=client, pull_timeout=pull_timeout)
     return BootstrapReport(dockerfiles=tuple(dockerfiles), results=tuple(results))
 
@@ -262,42 +238,66 @@ def bootstrap_base_images(
 def ensure_base_images(
     bases: Sequence[str], *, client: Any, pull_timeout: float = PULL_TIMEOUT_SEC
 ) -> list[BaseImageResult]:
-    """Make each of ``bases`` present: already there, pulled, or built offline.
+    """Make each of ``bases`` present: already there, pulled, or made offline.
+
+    Every image that can be made is made before the error about the others.
 
     Raises:
-        BackendUnavailableError: a base is missing, cannot be pulled and is not a
-            buildable Debian release; or ``debootstrap`` is missing or failed.
+        BackendUnavailableError: an image is missing, cannot be pulled and has no
+            recipe (the fix says exactly how to load it); or making one failed.
     """
-    results: list[BaseImageResult] = []
-    unmakeable: list[str] = []
-    for image in dict.fromkeys(_normalise(base) for base in bases):
-        if _present(client, image):
-            results.append(BaseImageResult(image, BaseImageAction.PRESENT))
-        elif _try_pull(client, image, pull_timeout):
-            results.append(BaseImageResult(image, BaseImageAction.PULLED))
-        elif image in DEBIAN_ALIASES:
-            results.append(_make_debian(client, image))
-        else:
-            unmakeable.append(image)
-    if unmakeable:
+    results, missing = make_available(bases, client=client, pull_timeout=pull_timeout)
+    if missing:
         raise BackendUnavailableError(
-            f"base image(s) {', '.join(unmakeable)} are missing and cannot be pulled or built "
-            f"(buildable offline: {', '.join(DEBIAN_ALIASES)})",
+            f"image(s) {', '.join(missing)} are missing here and cannot be pulled",
             where="lhtb images bootstrap",
-            fix="`docker load` them from a machine that has them, or base the tasks on one of "
-            "the buildable Debian images",
+            fix=how_to_get(missing),
         )
     return results
 
 
-def _make_debian(client: Any, image: str) -> BaseImageResult:
-    suite = DEBIAN_ALIASES[image]
+def make_available(
+    images: Sequence[str], *, client: Any, pull_timeout: float = PULL_TIMEOUT_SEC
+) -> tuple[list[BaseImageResult], list[str]]:
+    """Like :func:`ensure_base_images`, but return the images nothing could make.
+
+    Raises:
+        BackendUnavailableError: making an image that has a recipe failed.
+    """
+    results: list[BaseImageResult] = []
+    missing: list[str] = []
+    for image in dict.fromkeys(normalise_image(name) for name in images):
+        result = _ensure_one(client, image, pull_timeout)
+        if result is None:
+            missing.append(image)
+        else:
+            results.append(result)
+    return results, missing
+
+
+def _ensure_one(client: Any, image: str, pull_timeout: float) -> BaseImageResult | None:
+    if _present(client, image):
+        return BaseImageResult(image, BaseImageAction.PRESENT)
+    if _try_pull(client, image, pull_timeout):
+        return BaseImageResult(image, BaseImageAction.PULLED)
+    recipe = recipe_for(image)
+    if recipe is None:
+        return None
+    if recipe.needs is not None:
+        _ensure_one(client, recipe.needs, pull_timeout)
+    return _make(client, recipe)
+
+
+def _make(client: Any, recipe: Recipe) -> BaseImageResult:
+    image = recipe.image
     repository, _, tag = image.rpartition(":")
-    for alias, alias_suite in DEBIAN_ALIASES.items():
-        if alias_suite == suite and alias != image and _present(client, alias):
-            client.images.get(alias).tag(repository, tag)
-            log.info("base_image_tagged", image=image, source=alias)
-            return BaseImageResult(image, BaseImageAction.TAGGED, source=alias)
-    _debootstrap(client, suite, image)
-    log.info("base_image_built", image=image, suite=suite)
-    return BaseImageResult(image, BaseImageAction.BUILT, source=f"debootstrap {suite}")
+    if recipe.kind == "debian":
+        for alias, alias_suite in DEBIAN_ALIASES.items():
+            if alias_suite == recipe.source and alias != image and _present(client, alias):
+                client.images.get(alias).tag(repository, tag)
+                log.info("base_image_tagged", image=image, source=alias)
+                return BaseImageResult(image, BaseImageAction.TAGGED, source=alias)
+    make(client, recipe)
+    log.info("base_image_built", image=image, kind=recipe.kind, source=recipe.source)
+    source = recipe.source if recipe.kind == "python" else f"debootstrap {recipe.source}"
+    return BaseImageResult(image, BaseImageAction.BUILT, source=source)

@@ -17,6 +17,7 @@ import pytest
 from lhtb.errors import (
     ArchiveError,
     BackendUnavailableError,
+    EnvironmentSetupError,
     ExecError,
     SandboxError,
     SandboxUnavailableError,
@@ -483,10 +484,11 @@ async def test_healthcheck_failure_is_an_error(
     task = make_task(env_dir, healthcheck=check)
     image = await backend.prepare(task)
     started = time.monotonic()
-    with pytest.raises(SandboxError, match="failed 2 time") as caught:
+    with pytest.raises(EnvironmentSetupError, match="failed 2 time") as caught:
         await backend.start(SandboxSpec(image=image, task=task, run_id=run_id))
     assert time.monotonic() - started >= 0.3
     assert "not yet" in str(caught.value)
+    assert caught.value.retryable is False
     assert _labelled(docker_client, run_id) == []
 
 

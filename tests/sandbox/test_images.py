@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from lhtb import images
+from lhtb import _base_recipes, images
 from lhtb.cli import main
 from lhtb.errors import BackendUnavailableError
 from lhtb.images import BaseImageAction, bootstrap_base_images, dockerfile_bases, find_dockerfiles
@@ -90,9 +90,11 @@ def test_unknown_missing_base_is_a_clear_error(
 
 
 def test_missing_debootstrap_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(images.shutil, "which", lambda name: None)
+    monkeypatch.setattr(_base_recipes.shutil, "which", lambda name: None)
+    recipe = _base_recipes.recipe_for("debian:bookworm")
+    assert recipe is not None
     with pytest.raises(BackendUnavailableError, match="apt-get install debootstrap"):
-        images._debootstrap(object(), "bookworm", "debian:bookworm")
+        _base_recipes.make(object(), recipe)
 
 
 @pytest.mark.docker

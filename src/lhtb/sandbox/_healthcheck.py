@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 import anyio
 
 from lhtb._log import get_logger
-from lhtb.errors import SandboxError
+from lhtb.errors import EnvironmentSetupError
 from lhtb.sandbox.base import ExecResult
 from lhtb.task import Healthcheck
 
@@ -30,7 +30,7 @@ async def wait_healthy(check: Check, healthcheck: Healthcheck, *, where: str) ->
     """Return the number of checks it took to succeed.
 
     Raises:
-        SandboxError: ``retries`` consecutive checks failed after the start period.
+        EnvironmentSetupError: ``retries`` consecutive checks failed after the start period.
     """
     started = time.monotonic()
     failures = 0
@@ -47,12 +47,14 @@ async def wait_healthy(check: Check, healthcheck: Healthcheck, *, where: str) ->
             if failures >= healthcheck.retries:
                 tail = (result.stderr_text or result.stdout_text).strip()[-500:]
                 reason = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-                raise SandboxError(
-                    f"healthcheck {healthcheck.command!r} failed {failures} time(s) in a row "
+                raise EnvironmentSetupError(
+                    f"the environment never became healthy: healthcheck "
+                    f"{healthcheck.command!r} failed {failures} time(s) in a row "
                     f"(last: {reason}{': ' + tail if tail else ''})",
                     where=where,
                     fix="Check the service the healthcheck probes, or relax "
                     "[environment.healthcheck] retries/start_period_sec in task.toml",
+                    detail=tail,
                 )
         await anyio.sleep(
             healthcheck.start_interval_sec if in_start_period else healthcheck.interval_sec

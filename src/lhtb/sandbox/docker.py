@@ -4,9 +4,11 @@
   ``lhtb-env/<task>:<content hash>`` once and reuses it while the directory is
   unchanged (concurrent episodes of one task build once), or checks the task's
   ``docker_image``. Environment images are never removed by lhtb.
-* :meth:`DockerBackend.start` runs ``sleep infinity`` under an init, with the
-  task's CPU/memory limits, network (``network_mode="none"`` without internet),
-  workdir and env, waits for the healthcheck, and labels the container
+* :meth:`DockerBackend.start` runs the command ``sh -c "sleep infinity"`` under an
+  init, keeping the image's ENTRYPOINT as Harbor does (an entrypoint that starts a
+  service and then ``exec "$@"`` keeps serving), with the task's CPU/memory limits,
+  network (``network_mode="none"`` without internet), workdir and env, waits for
+  the healthcheck, and labels the container
   ``lhtb.run`` / ``lhtb.role`` / ``lhtb.task``.
 * ``docker-compose.yaml`` environments go through the ``docker compose`` CLI
   (see :mod:`lhtb.sandbox._compose`).
@@ -27,9 +29,10 @@ import anyio
 import anyio.to_thread
 import attrs
 
+from lhtb._base_recipes import how_to_get
 from lhtb._log import get_logger
-from lhtb.errors import BackendUnavailableError, SandboxError
-from lhtb.images import dockerfile_bases, ensure_base_images
+from lhtb.errors import BackendUnavailableError, EnvironmentSetupError, SandboxError
+from lhtb.images import DockerfileImages, dockerfile_images, make_available, normalise_image
 from lhtb.sandbox import _compose
 from lhtb.sandbox._channel import DEFAULT_CHANNEL_SETTINGS, ChannelSettings
 from lhtb.sandbox._docker_images import (
@@ -39,6 +42,7 @@ from lhtb.sandbox._docker_images import (
     LABEL_RUN,
     LABEL_TASK,
     build_image,
+    build_key,
     environment_hash,
     environment_tag,
     image_id,
@@ -54,6 +58,9 @@ __all__ = ["DockerAgentSandbox", "DockerBackend", "DockerSandbox", "DockerSettin
 
 log = get_logger(__name__)
 T = TypeVar("T")
+
+KEEPALIVE_COMMAND = ("sh", "-c", "sleep infinity")
+"""The container's command, as in Harbor: the image's ENTRYPOINT (if any) runs it."""
 
 
 @attrs.frozen
@@ -135,27 +142,40 @@ class DockerBackend(SandboxBackend):
     async def prepare(self, task: Task) -> str:
         """Return an image reference for ``task``, building its environment when needed.
 
+        As in Harbor, ``environment/docker-compose.yaml`` (that exact name) makes a compose
+        environment, merged over the Dockerfile or ``docker_image``; other compose file
+        names are data. Built images are cached under a key of the environment's files
+        and the ids of the images its Dockerfile starts from or copies from, so a
+        changed base image means a rebuild.
+
         Raises:
-            SandboxError: the build failed, or ``docker_image`` is absent and cannot be pulled.
+            EnvironmentSetupError: an image the task needs is missing and cannot be made
+                or pulled, or the Dockerfile cannot be built (not worth retrying).
+            SandboxError: the build failed in a way a retry may fix.
             BackendUnavailableError: a compose environment without the compose CLI.
         """
         where = f"task {task.name}"
-        if task.environment.docker_image:
-            await self._ensure_image(task.environment.docker_image, where=where)
-            return task.environment.docker_image
-        directory = self._environment_dir(task)
-        compose_file = _compose.find_compose_file(directory)
+        directory = self._environment_dir(task, required=not task.environment.docker_image)
+        compose_file = _compose.find_compose_file(directory) if directory else None
         if compose_file is not None:
             await anyio.to_thread.run_sync(_compose.require_cli)
             return _compose.reference(compose_file)
-        if not (directory / "Dockerfile").is_file():
-            raise SandboxError(
+        if task.environment.docker_image:
+            await self._ensure_image(task.environment.docker_image, where=where)
+            return task.environment.docker_image
+        assert directory is not None
+        dockerfile = directory / "Dockerfile"
+        if not dockerfile.is_file():
+            raise EnvironmentSetupError(
                 "environment has neither a Dockerfile nor a docker-compose.yaml",
                 where=str(directory),
                 fix="Add environment/Dockerfile, or set [environment].docker_image",
             )
+        needed = dockerfile_images(dockerfile.read_text(encoding="utf-8"))
+        image_ids = await self._ensure_dockerfile_images(needed, dockerfile=dockerfile)
         content_hash = await anyio.to_thread.run_sync(environment_hash, directory)
-        tag = environment_tag(task.name, content_hash)
+        cache_key = build_key(content_hash, image_ids)
+        tag = environment_tag(task.name, cache_key)
         lock = self._build_locks.setdefault(tag, anyio.Lock())
         async with lock:
             existing = await self._call(where, image_id, self.client, tag)
@@ -163,11 +183,8 @@ class DockerBackend(SandboxBackend):
                 log.debug("env_image_cached", task=task.name, tag=tag)
                 return tag
             started = time.monotonic()
-            await self._ensure_bases(directory, where=where)
-            labels = {LABEL_TASK: task.name, LABEL_KIND: "environment", LABEL_HASH: content_hash}
-            await self._call(
-                str(directory),
-                build_image,
+            labels = {LABEL_TASK: task.name, LABEL_KIND: "environment", LABEL_HASH: cache_key}
+            await build_image(
                 self.client,
                 directory,
                 tag=tag,
@@ -178,19 +195,37 @@ class DockerBackend(SandboxBackend):
             log.info("env_image_built", task=task.name, tag=tag, seconds=time.monotonic() - started)
         return tag
 
-    async def _ensure_bases(self, directory: Path, *, where: str) -> None:
-        """Make missing Debian base images offline (debootstrap) before a build needs them."""
-        bases = dockerfile_bases((directory / "Dockerfile").read_text(encoding="utf-8"))
-        try:
-            await self._call(where, ensure_base_images, bases, client=self.client)
-        except BackendUnavailableError as error:
-            # Not a base we can make: the build itself will pull it or fail clearly.
-            log.debug("base_images_not_bootstrapped", where=where, reason=str(error))
+    async def _ensure_dockerfile_images(
+        self, needed: DockerfileImages, *, dockerfile: Path
+    ) -> list[str]:
+        """Make the Dockerfile's images present (offline recipes first); return their ids.
 
-    def _environment_dir(self, task: Task) -> Path:
+        Raises:
+            EnvironmentSetupError: an image is missing and nothing can make it.
+        """
+        where = str(dockerfile)
+        try:
+            _, missing = await self._call(where, make_available, needed.all, client=self.client)
+        except BackendUnavailableError as error:
+            raise EnvironmentSetupError(
+                f"could not make the image(s) {', '.join(needed.all)} this Dockerfile needs",
+                where=where,
+                fix=error.fix,
+                detail=str(error),
+            ) from error
+        if missing:
+            raise EnvironmentSetupError(
+                _describe_missing(needed, missing), where=where, fix=how_to_get(missing)
+            )
+        ids = [await self._call(where, image_id, self.client, name) for name in needed.all]
+        return [found or "" for found in ids]
+
+    def _environment_dir(self, task: Task, *, required: bool = True) -> Path | None:
         directory = task.environment_dir or (task.path / "environment" if task.path else None)
         if directory is None or not directory.is_dir():
-            raise SandboxError(
+            if not required:
+                return None
+            raise EnvironmentSetupError(
                 "task has no environment directory",
                 where=f"task {task.name}",
                 fix="Give the task an environment/ directory or [environment].docker_image",
@@ -206,11 +241,12 @@ class DockerBackend(SandboxBackend):
                     functools.partial(self.client.images.pull, reference), abandon_on_cancel=True
                 )
         except Exception as error:
-            raise SandboxError(
-                f"image {reference!r} is not available locally and could not be pulled ({error})",
+            raise EnvironmentSetupError(
+                f"the task's docker_image {reference!r} is not on this machine and could not "
+                "be pulled",
                 where=where,
-                fix="Run `lhtb images bootstrap` for Debian bases, or `docker pull`/`docker load` "
-                "the image on this machine",
+                fix=how_to_get([reference]),
+                detail=str(error),
             ) from error
 
     async def release(self, spec: SandboxSpec) -> None:
@@ -250,8 +286,7 @@ class DockerBackend(SandboxBackend):
             self.client.containers.create,
             spec.image,
             name=name,
-            entrypoint=["sleep"],
-            command=["infinity"],
+            command=list(KEEPALIVE_COMMAND),
             init=True,
             detach=True,
             labels=labels,
@@ -299,13 +334,25 @@ class DockerBackend(SandboxBackend):
             state = container.attrs.get("State", {})
             if state.get("Running"):
                 return
-            if state.get("Status") in {"exited", "dead"} or time.monotonic() > deadline:
+            if state.get("Status") in {"exited", "dead"}:
                 logs = await self._call(where, container.logs, tail=20)
-                raise SandboxError(
-                    f"container did not stay up (status {state.get('Status')!r}, exit code "
-                    f"{state.get('ExitCode')}): {logs.decode(errors='replace').strip()[-500:]}",
+                entrypoint = container.attrs.get("Config", {}).get("Entrypoint")
+                runs = f"ENTRYPOINT {entrypoint} with " if entrypoint else ""
+                raise EnvironmentSetupError(
+                    f"the container exited at once (exit code {state.get('ExitCode')}): the "
+                    f"image runs {runs}command {list(KEEPALIVE_COMMAND)}, which must keep "
+                    "running as it does in Harbor",
                     where=where,
-                    fix="The image needs `sleep` (coreutils or busybox) on its PATH",
+                    fix="Give the image `sh` and `sleep` (coreutils or busybox), and an "
+                    'ENTRYPOINT that ends with `exec "$@"` (or none)',
+                    detail=logs.decode(errors="replace").strip()[-1500:],
+                )
+            if time.monotonic() > deadline:
+                raise SandboxError(
+                    f"container did not reach the running state in "
+                    f"{self.settings.start_timeout_sec:.0f}s (status {state.get('Status')!r})",
+                    where=where,
+                    fix="Check that the Docker daemon is not overloaded (`docker info`)",
                 )
             await anyio.sleep(0.05)
 
@@ -372,3 +419,15 @@ class DockerBackend(SandboxBackend):
 
 async def _shell_check(sandbox: DockerSandbox, command: str, timeout: float) -> ExecResult:
     return await sandbox.exec(command, timeout=timeout)
+
+
+def _describe_missing(needed: DockerfileImages, missing: list[str]) -> str:
+    """Say which missing images are bases (``FROM``) and which ``COPY --from`` sources."""
+    bases = [name for name in missing if name in map(normalise_image, needed.bases)]
+    copies = [name for name in missing if name not in bases]
+    parts = []
+    if bases:
+        parts.append(f"base image(s) {', '.join(bases)} (FROM)")
+    if copies:
+        parts.append(f"image(s) {', '.join(copies)} that COPY --from copies from")
+    return f"{' and '.join(parts)} are not on this machine, and no registry answers"
