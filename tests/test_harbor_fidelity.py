@@ -1,0 +1,49 @@
+"""Harbor-format fixture tasks score in lhtb what they score in Harbor (real Docker).
+
+Each task under ``tests/fixtures/harbor/`` isolates one Harbor behaviour and
+builds offline from ``debian:bookworm-slim`` (or a Python base made from it by
+``lhtb images bootstrap``). The oracle runs each one; the reward must be the one
+Harbor gives (see the table in docs/task-format.md, "Harbor compatibility").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import lhtb
+from lhtb.agents.oracle import OracleAgent
+
+pytestmark = [pytest.mark.docker, pytest.mark.anyio]
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "harbor"
+HARBOR_REWARDS = {
+    "entrypoint-service": 1.0,
+    "compose-base-merge": 1.0,
+    "compose-file-is-data": 1.0,
+    "python-slim-base": 1.0,
+}
+"""The reward Harbor gives each fixture with its oracle solution."""
+
+
+def test_every_fixture_has_its_harbor_reward() -> None:
+    found = sorted(p.name for p in FIXTURES.iterdir() if (p / "task.toml").is_file())
+    assert found == sorted(HARBOR_REWARDS)
+
+
+@pytest.mark.parametrize("name", sorted(HARBOR_REWARDS))
+async def test_fixture_scores_as_in_harbor(name: str, tmp_path: Path) -> None:
+    task = lhtb.load_task(FIXTURES / name)
+    episode = await lhtb.run_episode(
+        task,
+        OracleAgent(task),
+        backend="docker",
+        budget=300,
+        continue_until_timeout=False,
+        output_dir=tmp_path / "episode",
+        run_id=f"harbor-fidelity-{name}",
+    )
+    assert episode.reward == HARBOR_REWARDS[name], (
+        f"{name}: {episode.outcome} {episode.error or ''} (see {tmp_path / 'episode'})"
+    )
