@@ -14,11 +14,15 @@ import os
 import textwrap
 from pathlib import Path
 
+import anyio
 import pytest
+from click.testing import CliRunner
 
 import lhtb
 from lhtb._manifest import open_manifest
 from lhtb._seeds import MAX_SEED, check_seed, derive_seed
+from lhtb.audit import regrade
+from lhtb.cli import main
 from lhtb.errors import BackendUnavailableError, LhtbError
 from lhtb.sandbox.base import SandboxBackend
 
@@ -196,3 +200,91 @@ def test_a_random_run_seed_is_kept_for_the_resume(tmp_path: Path) -> None:
     resumed = open_manifest(tmp_path, {"tasks": {}}, "run-b", seed=12)
     assert first["seed"] == resumed["seed"] == 11
     assert resumed["run_id"] == "run-a"
+
+
+# -- re-grading the kept final state (lhtb verify) -------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_regrade_reproduces_the_recorded_reward_and_measures_luck(
+    backend: SandboxBackend, tmp_path: Path
+) -> None:
+    task = write_task(tmp_path / "task", "separate")
+    directory = tmp_path / "ep"
+    episode = await lhtb.run_episode(
+        task,
+        SubmitOnceThenStop(),
+        backend=backend,
+        seed=UNLUCKY_SEED,
+        max_passes=2,
+        output_dir=directory,
+    )
+    kept = episode.final_inputs
+    assert kept is not None
+    assert kept.path == "final-inputs"
+    assert kept.size_bytes > 0
+    same = await regrade(directory, backend=backend)
+    assert same.reproduced()
+    assert [p.reward for p in same.passes] == [0.93]
+    luck = await regrade(directory, seeds=[UNLUCKY_SEED, LUCKY_SEED], backend=backend)
+    assert [p.reward for p in luck.passes] == [0.93, 0.97]
+    spread = luck.spread()
+    assert spread is not None
+    assert (spread.min, spread.max) == (0.93, 0.97)
+
+
+@pytest.mark.anyio
+async def test_lhtb_verify_prints_recorded_and_recomputed_side_by_side(
+    backend: SandboxBackend, tmp_path: Path
+) -> None:
+    task = write_task(tmp_path / "task", "separate")
+    directory = tmp_path / "ep"
+    await lhtb.run_episode(
+        task, SubmitOnceThenStop(), backend=backend, seed=LUCKY_SEED, output_dir=directory
+    )
+    runner = CliRunner()
+    same = await anyio.to_thread.run_sync(
+        lambda: runner.invoke(main, ["verify", str(directory), "--backend", backend.name])
+    )
+    assert same.exit_code == 0, same.output
+    assert f"recorded (seed {LUCKY_SEED})" in same.output
+    assert f"re-graded (seed {LUCKY_SEED})" in same.output
+    assert "reproduced: the recorded reward 0.9700" in same.output
+    spread = await anyio.to_thread.run_sync(
+        lambda: runner.invoke(
+            main, ["verify", str(directory), "--seeds", "4", "--backend", backend.name]
+        )
+    )
+    assert spread.exit_code == 0, spread.output
+    assert "spread: mean" in spread.output
+    assert "over 4 seeds" in spread.output
+
+
+@pytest.mark.anyio
+async def test_inputs_over_the_cap_are_not_kept_and_the_record_says_so(
+    backend: SandboxBackend, tmp_path: Path
+) -> None:
+    task = write_task(tmp_path / "task", "separate")
+    directory = tmp_path / "ep"
+    episode = await lhtb.run_episode(
+        task,
+        SubmitOnceThenStop(),
+        backend=backend,
+        seed=LUCKY_SEED,
+        keep_inputs_bytes=100,
+        output_dir=directory,
+    )
+    kept = episode.final_inputs
+    assert kept is not None
+    assert kept.path is None
+    assert kept.size_bytes > 100
+    assert kept.note is not None
+    assert "over the 100-byte cap" in kept.note
+    assert not (directory / "final-inputs").exists()
+    with pytest.raises(LhtbError, match=r"cannot be re-graded: .*over the 100-byte cap"):
+        await regrade(directory, backend=backend)
+    result = await anyio.to_thread.run_sync(
+        lambda: CliRunner().invoke(main, ["verify", str(directory)])
+    )
+    assert result.exit_code == 1
+    assert "cannot be re-graded" in result.output

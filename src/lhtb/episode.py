@@ -33,6 +33,7 @@ __all__ = [
     "Episode",
     "EpisodeConfig",
     "FeedbackMode",
+    "KeptInputs",
     "Outcome",
     "PassOutcome",
     "Timings",
@@ -125,6 +126,7 @@ class EpisodeConfig:
     model: str | None = None
     category: str | None = None
     seed: int | None = None
+    task_path: str | None = None
 
     @property
     def comparable(self) -> bool:
@@ -146,6 +148,22 @@ class TurnRecord:
 
 
 @attrs.frozen
+class KeptInputs:
+    """What a verifier pass graded, kept in the episode directory for re-grading.
+
+    ``path`` (relative to the episode directory) holds the artifact archives
+    handed to the verifier, in order; it is ``None`` when nothing was kept, and
+    ``note`` then says why (over the size cap, refused, an isolation mode
+    whose state is not kept). Each pass replaces the previous pass's files, so
+    only the last pass's inputs are on disk: those of the final verification.
+    """
+
+    path: str | None
+    size_bytes: int = 0
+    note: str | None = None
+
+
+@attrs.frozen
 class VerifierPass:
     """One verifier pass. ``reward`` is ``None`` when the pass produced none."""
 
@@ -158,6 +176,8 @@ class VerifierPass:
     error: str | None = None
     log_dir: str | None = None
     final: bool = False
+    seed: int | None = None
+    inputs: KeptInputs | None = None
 
 
 @attrs.frozen
@@ -224,6 +244,11 @@ class Episode:
     def scorecard(self) -> Scorecard | None:
         """The final verifier pass's scorecard, if it produced one."""
         return self.passes[-1].scorecard if self.passes else None
+
+    @property
+    def final_inputs(self) -> KeptInputs | None:
+        """The final verification's inputs as kept for ``lhtb verify``, if any."""
+        return self.passes[-1].inputs if self.passes and self.passes[-1].final else None
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict, including the derived ``solved``/``strict``/``comparable``."""

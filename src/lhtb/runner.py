@@ -56,7 +56,7 @@ from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.task import ContinueMode, Task
 from lhtb.usage import UsageRecorder
-from lhtb.verifier import Verifier
+from lhtb.verifier import DEFAULT_KEEP_INPUTS_BYTES, Verifier
 
 __all__ = [
     "AGENT_CANCEL_GRACE_SEC",
@@ -152,6 +152,7 @@ async def run_episode(
     model: str | None = None,
     on_event: EventCallback | None = None,
     seed: int | None = None,
+    keep_inputs_bytes: int = DEFAULT_KEEP_INPUTS_BYTES,
 ) -> Episode:
     """Run ``agent`` on ``task`` to the end and return the episode record.
 
@@ -172,7 +173,9 @@ async def run_episode(
 
     ``seed`` is the grading seed handed to every verifier pass as
     ``$LHTB_SEED`` (default: a random one); it is recorded in the episode so
-    that ``lhtb verify`` can re-grade the final state with it.
+    that ``lhtb verify`` can re-grade the final state with it. The final
+    verification's inputs are kept in ``output_dir/final-inputs/`` up to
+    ``keep_inputs_bytes`` (default 256 MiB; over it the record says so).
 
     Failures end the episode with an outcome rather than an exception: an agent
     that cannot be made or raises is ``agent_error``, a sandbox or daemon
@@ -185,8 +188,11 @@ async def run_episode(
         LhtbError: bad settings (no budget, unknown feedback or backend).
     """
     _require_asyncio()
-    if min_pass_interval_sec < 0:
-        raise LhtbError(f"min_pass_interval_sec must be >= 0, got {min_pass_interval_sec}")
+    if min_pass_interval_sec < 0 or keep_inputs_bytes < 0:
+        raise LhtbError(
+            "min_pass_interval_sec and keep_inputs_bytes must be >= 0, got "
+            f"{min_pass_interval_sec} and {keep_inputs_bytes}"
+        )
     sandbox_backend = resolve_backend(backend)
     mode = ContinueMode(continue_mode or task.agent.continue_mode)
     recipe = normalise_agent(agent, task, mode)
@@ -221,6 +227,7 @@ async def run_episode(
         model=model or recipe.model,
         category=task.category,
         seed=grading_seed,
+        task_path=str(task.path.resolve()) if task.path is not None else None,
     )
     state = _Episode(
         id=episode_id,
@@ -235,6 +242,7 @@ async def run_episode(
         state,
         run_id or f"ep-{episode_id}",
         min_pass_interval_sec=min_pass_interval_sec,
+        keep_inputs_bytes=keep_inputs_bytes,
     )
     try:
         await runner.run()
@@ -294,6 +302,7 @@ class _Runner:
     state: _Episode
     run_id: str
     min_pass_interval_sec: float = 0.0
+    keep_inputs_bytes: int = DEFAULT_KEEP_INPUTS_BYTES
     deadline: float = 0.0
     sandbox: ManagedSandbox | None = None
     view: GatedSandbox | None = None
@@ -397,6 +406,7 @@ class _Runner:
             self.run_id,
             self.state.directory,
             seed=self.state.config.seed,
+            keep_inputs_bytes=self.keep_inputs_bytes,
         )
 
     async def _loop(self, verifier: Verifier) -> None:

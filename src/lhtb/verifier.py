@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import io
 import posixpath
+import shutil
 import tarfile
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -38,7 +39,7 @@ import attrs
 
 from lhtb._log import get_logger
 from lhtb._seeds import SEED_ENV
-from lhtb.episode import PassOutcome, VerifierPass
+from lhtb.episode import KeptInputs, PassOutcome, VerifierPass
 from lhtb.errors import ArchiveError, RewardFileError
 from lhtb.sandbox.archive import extract_to_host, pack_directory, relocate
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
@@ -46,7 +47,7 @@ from lhtb.scoring import Scorecard, check_declared, read_scorecard
 from lhtb.task import IsolationMode, Task, resolve_env
 from lhtb.verifier_kit import KIT_PATH
 
-__all__ = ["Verifier", "confine"]
+__all__ = ["DEFAULT_KEEP_INPUTS_BYTES", "INPUTS_DIR", "Verifier", "confine", "kept_archives"]
 
 log = get_logger(__name__)
 
@@ -61,6 +62,10 @@ _RESET = (
 )
 _REMOVE = f"rm -rf {TESTS_DIR} {LOGS_DIR} {SCRATCH_DIR}"
 _SETUP_TIMEOUT_SEC = 120.0
+INPUTS_DIR = "final-inputs"
+"""Where the last pass's graded artifacts are kept, in the episode directory."""
+DEFAULT_KEEP_INPUTS_BYTES = 256 * 1024**2
+"""Kept inputs larger than this are not kept (the episode records that they were not)."""
 
 _Result = tuple[PassOutcome, Scorecard | None, str | None, float | None]
 """Outcome, scorecard, error, and a reward when there is no scorecard (a refusal scores 0)."""
@@ -71,7 +76,8 @@ class Verifier:
     """Runs verifier passes for one episode of ``task``.
 
     ``image`` is the pristine task image (from :meth:`SandboxBackend.prepare`);
-    ``episode_dir`` receives ``verifier/pass-NNN/`` folders. Every pass gets
+    ``episode_dir`` receives ``verifier/pass-NNN/`` folders, and the graded
+    inputs up to ``keep_inputs_bytes`` (``final-inputs/``). Every pass gets
     the episode's grading ``seed`` as ``$LHTB_SEED``, whatever the isolation
     mode, so unchanged work scores the same on every pass.
     """
@@ -82,23 +88,57 @@ class Verifier:
     run_id: str
     episode_dir: Path
     seed: int
+    keep_inputs_bytes: int = DEFAULT_KEEP_INPUTS_BYTES
+    _kept: KeptInputs | None = attrs.field(default=None, init=False)
 
     async def run_pass(self, sandbox: ManagedSandbox, number: int, *, final: bool) -> VerifierPass:
         """Freeze ``sandbox``, verify its state, and thaw it unless ``final``.
 
+        The graded inputs replace the previous pass's under ``final-inputs/``
+        in the episode directory (see :class:`~lhtb.episode.KeptInputs`).
         Sandbox failures propagate as :class:`~lhtb.errors.SandboxError` (an
         infrastructure problem); a bad or missing reward is recorded in the pass.
         """
-        log_dir = self.episode_dir / "verifier" / f"pass-{number:03d}"
-        log_dir.mkdir(parents=True, exist_ok=True)
+        log_dir = self._log_dir(f"pass-{number:03d}")
         started_at = datetime.now(UTC)
         clock = time.monotonic()
+        self._kept = None
         await sandbox.freeze()
         try:
-            outcome, scorecard, error, reward = await self._verify(sandbox, log_dir)
+            result = await self._verify(sandbox, log_dir)
         finally:
             if not final:
                 await sandbox.thaw()
+        return self._record(result, number, started_at, clock, log_dir, final=final)
+
+    async def regrade(self, archives: Sequence[bytes], name: str) -> VerifierPass:
+        """Grade kept artifact ``archives`` in a fresh verifier sandbox (``lhtb verify``).
+
+        The pass is recorded under ``verifier/<name>/`` with this verifier's seed.
+        """
+        log_dir = self._log_dir(name)
+        started_at = datetime.now(UTC)
+        clock = time.monotonic()
+        spec = SandboxSpec(image=self.image, task=self.task, run_id=self.run_id)
+        result = await self._in_fresh_sandbox(spec, log_dir, artifacts=list(archives))
+        return self._record(result, 0, started_at, clock, log_dir, final=True)
+
+    def _log_dir(self, name: str) -> Path:
+        log_dir = self.episode_dir / "verifier" / name
+        log_dir.mkdir(parents=True, exist_ok=True)
+        return log_dir
+
+    def _record(
+        self,
+        result: _Result,
+        number: int,
+        started_at: datetime,
+        clock: float,
+        log_dir: Path,
+        *,
+        final: bool,
+    ) -> VerifierPass:
+        outcome, scorecard, error, reward = result
         if outcome is PassOutcome.PASSED and scorecard is not None:
             passed = scorecard.reward >= self.task.verifier.pass_threshold
             outcome = PassOutcome.PASSED if passed else PassOutcome.FAILED
@@ -114,10 +154,32 @@ class Verifier:
             error=error,
             log_dir=str(log_dir.relative_to(self.episode_dir)),
             final=final,
+            seed=self.seed,
+            inputs=self._kept,
         )
+
+    def _keep(self, archives: Sequence[bytes] | None, note: str | None = None) -> None:
+        """Replace the kept inputs with ``archives`` (within the cap), or record why not."""
+        target = self.episode_dir / INPUTS_DIR
+        shutil.rmtree(target, ignore_errors=True)
+        size = sum(len(a) for a in archives or ())
+        if archives is not None and size > self.keep_inputs_bytes:
+            note = f"{size} bytes is over the {self.keep_inputs_bytes}-byte cap for kept inputs"
+        if archives is None or note is not None:
+            self._kept = KeptInputs(path=None, size_bytes=size, note=note)
+            return
+        staging = self.episode_dir / f".{INPUTS_DIR}.tmp"
+        shutil.rmtree(staging, ignore_errors=True)
+        staging.mkdir(parents=True)
+        for index, archive in enumerate(archives):
+            (staging / f"artifact-{index:03d}.tar").write_bytes(archive)
+        staging.rename(target)
+        self._kept = KeptInputs(path=INPUTS_DIR, size_bytes=size)
 
     async def _verify(self, sandbox: ManagedSandbox, log_dir: Path) -> _Result:
         mode = self.task.verifier.isolation
+        if mode is not IsolationMode.SEPARATE:
+            self._keep(None, f"isolation {mode!s} keeps no re-gradable copy of the final state")
         if mode is IsolationMode.SHARED:
             try:
                 return await self._run_tests(sandbox, log_dir)
@@ -135,7 +197,9 @@ class Verifier:
         try:
             artifacts = await self._export_artifacts(sandbox)
         except ArchiveError as exc:
+            self._keep(None, "the artifacts were refused")
             return _refused(f"artifacts refused: {exc}")
+        self._keep(artifacts)
         spec = SandboxSpec(image=self.image, task=self.task, run_id=self.run_id)
         return await self._in_fresh_sandbox(spec, log_dir, artifacts=artifacts)
 
@@ -212,6 +276,13 @@ class Verifier:
             **resolve_env(self.task.verifier.env, where=where),
             SEED_ENV: str(self.seed),
         }
+
+
+def kept_archives(episode_dir: Path, kept: KeptInputs) -> list[bytes]:
+    """The artifact archives a pass kept, in the order it imported them."""
+    if kept.path is None:
+        return []
+    return [path.read_bytes() for path in sorted((episode_dir / kept.path).glob("artifact-*.tar"))]
 
 
 def _refused(reason: str) -> _Result:

@@ -12,6 +12,7 @@ from lhtb.cli.images import images
 from lhtb.cli.results import check, leaderboard, report
 from lhtb.cli.run import cleanup, run
 from lhtb.cli.validate import validate
+from lhtb.cli.verify import verify
 
 
 @click.group()
@@ -33,3 +34,4 @@ main.add_command(images)
 main.add_command(leaderboard)
 main.add_command(report)
 main.add_command(check)
+main.add_command(verify)

@@ -1,0 +1,172 @@
+"""Re-grading an episode's kept final state: how much of a score is reproducible, how much luck.
+
+An episode keeps the inputs of its final verification (``final-inputs/``) and
+records its grading seed. :func:`regrade` grades those inputs again in fresh
+verifier sandboxes: with the recorded seed the reward must come out the same;
+with other seeds the spread shows how much the score depends on which hidden
+cases were drawn. ``lhtb verify`` and the reproducibility gate of ``lhtb
+check`` are built on it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+
+import anyio
+import attrs
+
+from lhtb._seeds import check_seed, derive_seed
+from lhtb.episode import Episode, VerifierPass
+from lhtb.errors import LhtbError
+from lhtb.loader import load_task
+from lhtb.sandbox.base import SandboxBackend
+from lhtb.sandbox.registry import resolve_backend
+from lhtb.task import Task
+from lhtb.verifier import Verifier, kept_archives
+
+__all__ = ["Regrade", "Spread", "other_seeds", "read_episode", "regrade"]
+
+CLEANUP_TIMEOUT_SEC = 120.0
+
+
+@attrs.frozen
+class Regrade:
+    """The recorded final pass of an episode and its re-gradings, one per seed."""
+
+    episode: Episode
+    passes: tuple[VerifierPass, ...]
+
+    @property
+    def recorded_seed(self) -> int | None:
+        """The seed the episode was graded with."""
+        return self.episode.config.seed
+
+    def reproduced(self) -> bool:
+        """Every re-grading on the recorded seed gave exactly the recorded reward."""
+        same = [p for p in self.passes if p.seed == self.recorded_seed]
+        return bool(same) and all(p.reward == self.episode.reward for p in same)
+
+    def spread(self) -> Spread | None:
+        """Mean, min and max reward over the re-gradings (``None`` if none gave a reward)."""
+        rewards = [p.reward for p in self.passes if p.reward is not None]
+        return Spread.of(rewards) if rewards else None
+
+
+@attrs.frozen
+class Spread:
+    """How a reward varies over seeds."""
+
+    n: int
+    mean: float
+    min: float
+    max: float
+
+    @classmethod
+    def of(cls, rewards: Sequence[float]) -> Spread:
+        """The spread of ``rewards`` (at least one)."""
+        return cls(len(rewards), statistics.fmean(rewards), min(rewards), max(rewards))
+
+    def __str__(self) -> str:
+        return f"mean {self.mean:.3f}, min {self.min:.3f}, max {self.max:.3f} over {self.n} seeds"
+
+
+def other_seeds(seed: int, count: int) -> list[int]:
+    """``count`` seeds: ``seed`` first, then ones derived from it (stable for a given seed)."""
+    return [seed] + [derive_seed(seed, "lhtb-verify", i) for i in range(1, count)]
+
+
+def read_episode(directory: Path) -> Episode:
+    """The episode record in ``directory``, which must carry a grading seed.
+
+    Raises:
+        EpisodeFormatError: ``episode.json`` is unreadable.
+        LhtbError: there is no ``episode.json``, or it records no seed.
+    """
+    record = directory / "episode.json"
+    if not record.is_file():
+        raise LhtbError(
+            "no episode.json here", where=str(directory), fix="give an episode directory"
+        )
+    episode = Episode.load(record)
+    if episode.config.seed is None:
+        raise LhtbError(
+            "the episode records no grading seed (written by an older lhtb)",
+            where=str(record),
+            fix="re-run the episode to get a record that can be re-graded",
+        )
+    return episode
+
+
+def _task_for(episode: Episode, episode_dir: Path, task: Task | str | Path | None) -> Task:
+    if isinstance(task, Task):
+        loaded = task
+    else:
+        path = task if task is not None else episode.config.task_path
+        if path is None:
+            raise LhtbError(
+                "the episode does not record its task directory",
+                where=str(episode_dir),
+                fix="give the task directory (lhtb verify --task DIR)",
+            )
+        loaded = load_task(Path(path))
+    if loaded.checksum != episode.config.task_checksum:
+        raise LhtbError(
+            f"task {loaded.name!r} changed since the episode ran (checksum "
+            f"{loaded.checksum[:16]} now, {episode.config.task_checksum[:16]} then), "
+            "so a re-grade would not reproduce the recorded reward",
+            where=str(loaded.path or loaded.name),
+            fix="check out the task version the episode ran, and give it with --task",
+        )
+    return loaded
+
+
+async def regrade(
+    episode_dir: str | Path,
+    *,
+    seeds: Sequence[int] | None = None,
+    task: Task | str | Path | None = None,
+    backend: SandboxBackend | str | None = None,
+) -> Regrade:
+    """Grade an episode's kept final inputs again, once per seed (default: the recorded one).
+
+    ``task`` defaults to the directory the episode recorded; it must have the
+    recorded checksum. ``backend`` defaults to the one the episode ran on.
+    Each re-grading is kept under ``verifier/regrade-*`` in the episode directory.
+
+    Raises:
+        EpisodeFormatError: ``episode.json`` is missing or unreadable.
+        LhtbError: the episode kept no final inputs (it says why) or no seed,
+            the task cannot be found or changed, or a seed is invalid.
+        SandboxError: the verifier sandbox failed.
+    """
+    directory = Path(episode_dir)
+    episode = read_episode(directory)
+    kept = episode.final_inputs
+    if kept is None or kept.path is None:
+        why = kept.note if kept is not None and kept.note else "its final pass kept no inputs"
+        raise LhtbError(
+            f"the episode cannot be re-graded: {why}",
+            where=str(directory),
+            fix="re-run the episode with a lhtb that keeps final inputs (raise keep_inputs_bytes "
+            "if they were over the cap)",
+        )
+    assert episode.config.seed is not None
+    chosen = [check_seed(s) for s in seeds] if seeds is not None else [episode.config.seed]
+    graded = _task_for(episode, directory, task)
+    archives = kept_archives(directory, kept)
+    sandbox_backend = resolve_backend(backend or episode.config.backend or None)
+    run_id = f"verify-{uuid.uuid4().hex[:10]}"
+    passes = []
+    try:
+        image = await sandbox_backend.prepare(graded)
+        for seed in chosen:
+            verifier = Verifier(graded, sandbox_backend, image, run_id, directory, seed=seed)
+            name = f"regrade-{uuid.uuid4().hex[:6]}-seed-{seed}"
+            passes.append(await verifier.regrade(archives, name))
+    finally:
+        with anyio.CancelScope(shield=True), anyio.move_on_after(CLEANUP_TIMEOUT_SEC):
+            await sandbox_backend.cleanup(run_id)
+    return Regrade(episode=episode, passes=tuple(passes))
