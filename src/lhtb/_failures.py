@@ -42,9 +42,11 @@ class Failure:
 
 
 def raw(exc: BaseException) -> str:
-    """``Type: message`` of an exception, as kept in the record."""
+    """``Type: message`` of an exception (and its ``detail``, if any), as kept in the record."""
     text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    kept = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    detail = getattr(exc, "detail", "")
+    return f"{kept}\n{detail}" if isinstance(detail, str) and detail else kept
 
 
 def _first_line(exc: BaseException) -> str:

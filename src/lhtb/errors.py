@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
 
 __all__ = [
     "AgentBuildError",
@@ -17,7 +16,6 @@ __all__ = [
     "BackendNotFoundError",
     "BackendUnavailableError",
     "EnvTemplateError",
-    "EnvironmentSetupError",
     "EpisodeFormatError",
     "ExecError",
     "LhtbError",
@@ -34,13 +32,7 @@ __all__ = [
 
 
 class LhtbError(Exception):
-    """Base class of every error lhtb raises on purpose.
-
-    ``retryable`` says whether running the same episode again may succeed; the
-    runner reads it (setup errors that cannot succeed on retry set it to False).
-    """
-
-    retryable: ClassVar[bool] = True
+    """Base class of every error lhtb raises on purpose."""
 
     def __init__(self, what: str, *, where: str | None = None, fix: str | None = None) -> None:
         self.what = what
@@ -62,8 +54,6 @@ class TaskFormatError(LhtbError):
     ``path`` is the offending file or directory, ``line`` the 1-based line in
     that file when known, ``key`` the dotted key when one is at fault.
     """
-
-    retryable: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -103,8 +93,6 @@ class TaskLoadErrors(LhtbError):
 
 class EnvTemplateError(LhtbError):
     """A ``${VAR}`` template in a task refers to a host variable that is not set."""
-
-    retryable: ClassVar[bool] = False
 
 
 # -- scoring -----------------------------------------------------------------------------------
@@ -154,23 +142,15 @@ class SandboxError(LhtbError):
 
 
 class SetupError(SandboxError):
-    """The task's environment cannot be set up as given (a missing base image, a compose
-    file that does not start, an unsupported build feature). Never retried."""
+    """The task's environment cannot be set up as given, and running the episode again
+    would fail the same way: a missing base image, a failed healthcheck, a compose file
+    that does not start, a Dockerfile feature the backend cannot build. Never retried.
 
-    retryable = False
-
-
-class EnvironmentSetupError(SandboxError):
-    """The task's environment cannot be set up, and running the episode again would fail
-    the same way: a missing base image, a failed healthcheck, a broken compose file, a
-    Dockerfile feature the backend cannot build.
-
-    ``retryable`` is False (the runner reads it to record the failure once instead of
-    retrying it). ``detail`` keeps the raw text of the underlying error for the record;
-    the message itself is written for people.
+    The message is written for people; ``detail`` keeps the raw text of the underlying
+    error (compose or build output, the exception) for the record.
     """
 
-    retryable: ClassVar[bool] = False
+    retryable = False
 
     def __init__(
         self, what: str, *, where: str | None = None, fix: str | None = None, detail: str = ""

@@ -17,10 +17,10 @@ import pytest
 from lhtb.errors import (
     ArchiveError,
     BackendUnavailableError,
-    EnvironmentSetupError,
     ExecError,
     SandboxError,
     SandboxUnavailableError,
+    SetupError,
 )
 from lhtb.sandbox import _compose, _docker_images
 from lhtb.sandbox.base import SandboxSpec
@@ -484,7 +484,7 @@ async def test_healthcheck_failure_is_an_error(
     task = make_task(env_dir, healthcheck=check)
     image = await backend.prepare(task)
     started = time.monotonic()
-    with pytest.raises(EnvironmentSetupError, match="failed 2 time") as caught:
+    with pytest.raises(SetupError, match="failed 2 time") as caught:
         await backend.start(SandboxSpec(image=image, task=task, run_id=run_id))
     assert time.monotonic() - started >= 0.3
     assert "not yet" in str(caught.value)

@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from lhtb import images
-from lhtb.errors import EnvironmentSetupError, SandboxError
+from lhtb.errors import SandboxError, SetupError
 from lhtb.sandbox import _compose
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.docker import DockerBackend
@@ -87,7 +87,7 @@ async def test_missing_base_and_copy_source_are_named_for_what_they_are(
         f"FROM lhtb-test/never-made-{unique}:1\n"
         f"COPY --from=lhtb-test/tools-{unique}:2 /bin/tool /bin/tool\n"
     )
-    with pytest.raises(EnvironmentSetupError) as caught:
+    with pytest.raises(SetupError) as caught:
         await DockerBackend(docker_client).prepare(_task(tmp_path, f"missing-{unique}"))
     message = str(caught.value)
     assert f"base image(s) lhtb-test/never-made-{unique}:1 (FROM)" in message
@@ -107,7 +107,7 @@ async def test_missing_docker_image_is_not_retryable(
         environment=EnvironmentConfig(docker_image=f"lhtb-test/absent-{unique}:1"),
     )
     backend = DockerBackend(docker_client)
-    with pytest.raises(EnvironmentSetupError, match="docker load") as caught:
+    with pytest.raises(SetupError, match="docker load") as caught:
         await backend.prepare(task)
     assert caught.value.retryable is False
     assert caught.value.detail  # the raw error is kept for the record
@@ -120,7 +120,7 @@ async def test_buildkit_only_dockerfile_is_a_setup_error(
     (tmp_path / "Dockerfile").write_text(
         "FROM debian:bookworm-slim\nRUN --mount=type=cache,target=/var/cache/x true\n"
     )
-    with pytest.raises(EnvironmentSetupError, match="classic builder") as caught:
+    with pytest.raises(SetupError, match="classic builder") as caught:
         await DockerBackend(docker_client).prepare(_task(tmp_path, f"buildkit-{unique}"))
     assert caught.value.detail
 
@@ -132,7 +132,7 @@ async def test_empty_compose_config_is_a_typed_error(
         return "", ""
 
     monkeypatch.setattr(_compose, "_run_both", empty)
-    with pytest.raises(EnvironmentSetupError, match="empty output") as caught:
+    with pytest.raises(SetupError, match="empty output") as caught:
         await _compose._config(["-f", "x"], env={}, where="task t (agent, compose)")
     assert caught.value.retryable is False
 
@@ -147,7 +147,7 @@ async def test_invalid_compose_file_is_a_setup_error(
     task = _task(tmp_path, f"bad-compose-{unique}")
     backend = DockerBackend(docker_client)
     reference = await backend.prepare(task)
-    with pytest.raises(EnvironmentSetupError, match="valid configuration") as caught:
+    with pytest.raises(SetupError, match="valid configuration") as caught:
         await backend.start(SandboxSpec(image=reference, task=task, run_id=f"t-{unique}"))
     assert caught.value.retryable is False
     assert "services.main.image must be a string" in str(caught.value)
@@ -186,7 +186,38 @@ async def test_cancelling_a_build_stops_it_and_leaves_nothing(
 
 
 def test_setup_errors_are_sandbox_errors() -> None:
-    error = EnvironmentSetupError("x", detail="raw")
+    error = SetupError("x", detail="raw")
     assert isinstance(error, SandboxError)
     assert SandboxError.retryable is True
     assert error.retryable is False
+
+
+@pytest.mark.docker
+async def test_an_episode_records_a_setup_error_once_for_people(
+    docker_client: Any, tmp_path: Path, unique: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import lhtb  # noqa: PLC0415
+    from lhtb.agents.nop import NopAgent  # noqa: PLC0415
+
+    monkeypatch.setattr(images, "_try_pull", lambda *args: False)
+    task_dir = tmp_path / "task"
+    (task_dir / "environment").mkdir(parents=True)
+    (task_dir / "tests").mkdir()
+    (task_dir / "environment" / "Dockerfile").write_text(f"FROM lhtb-test/gone-{unique}:1\n")
+    (task_dir / "tests" / "test.sh").write_text("#!/bin/sh\n")
+    (task_dir / "instruction.md").write_text("x\n")
+    (task_dir / "task.toml").write_text("")
+    episode = await lhtb.run_episode(
+        lhtb.load_task(task_dir),
+        NopAgent(),
+        backend=DockerBackend(docker_client),
+        budget=60,
+        output_dir=tmp_path / "episode",
+    )
+    assert episode.outcome == "infra_error"
+    assert not episode.retryable
+    assert episode.error is not None
+    assert "base image(s)" in episode.error
+    assert "docker load" in episode.error
+    assert episode.error_detail is not None
+    assert episode.error_detail.startswith("SetupError: ")

@@ -25,7 +25,7 @@ import anyio.to_thread
 
 from lhtb._base_recipes import how_to_get
 from lhtb._log import get_logger
-from lhtb.errors import BackendUnavailableError, EnvironmentSetupError, SandboxError
+from lhtb.errors import BackendUnavailableError, SandboxError, SetupError
 from lhtb.sandbox import _compose_harbor
 from lhtb.sandbox._docker_images import (
     ENV_IMAGE_REPO,
@@ -148,7 +148,7 @@ async def _run_both(
     """Run a compose command; its stdout and stderr.
 
     Raises:
-        EnvironmentSetupError: it failed in a way a retry cannot fix (bad file, missing image).
+        SetupError: it failed in a way a retry cannot fix (bad file, missing image).
         SandboxError: it failed otherwise, or ran past ``timeout``.
     """
     command = [*(await anyio.to_thread.run_sync(require_cli)), *args]
@@ -162,7 +162,7 @@ async def _run_both(
     if result.returncode != 0:
         output = result.stderr.decode(errors="replace").strip()[-1500:]
         if any(marker in output.lower() for marker in _SETUP_MARKERS):
-            raise EnvironmentSetupError(
+            raise SetupError(
                 f"`docker compose {args[-1] if args else ''}` cannot set up this environment: "
                 f"{_first_error_line(output)}",
                 where=where,
@@ -188,14 +188,14 @@ async def _config(files: list[str], *, env: dict[str, str], where: str) -> dict[
     """The merged configuration (``docker compose config``) as a dict.
 
     Raises:
-        EnvironmentSetupError: the files do not make a valid configuration.
+        SetupError: the files do not make a valid configuration.
     """
     try:
         text, errors = await _run_both(
             [*files, "config", "--format", "json"], timeout=60, where=where, env=env
         )
     except SandboxError as error:
-        raise EnvironmentSetupError(
+        raise SetupError(
             "the compose files do not make a valid configuration",
             where=where,
             fix="Check the compose file with `docker compose config`",
@@ -206,7 +206,7 @@ async def _config(files: list[str], *, env: dict[str, str], where: str) -> dict[
     except json.JSONDecodeError as error:
         # Compose v2 exits 0 with no output and the reason on stderr for some invalid files.
         reason = _first_error_line(errors) if errors.strip() else "no output at all"
-        raise EnvironmentSetupError(
+        raise SetupError(
             "the compose files do not make a valid configuration (`docker compose config` "
             f"printed {'non-JSON output' if text.strip() else 'empty output'}): {reason}",
             where=where,
@@ -214,7 +214,7 @@ async def _config(files: list[str], *, env: dict[str, str], where: str) -> dict[
             detail=f"stdout: {text[-1500:]}\nstderr: {errors[-1500:]}",
         ) from error
     if not isinstance(config, dict):
-        raise EnvironmentSetupError(
+        raise SetupError(
             "`docker compose config` printed something that is not a configuration",
             where=where,
             detail=text[-1500:],
@@ -231,7 +231,7 @@ async def start(
     ``docker-compose.yaml``, lhtb's override (labels, limits, env, init, network).
 
     Raises:
-        EnvironmentSetupError: the compose files are invalid, have no ``main``, need an
+        SetupError: the compose files are invalid, have no ``main``, need an
             image that is missing, or the healthcheck failed.
         SandboxError: ``up`` failed in a way a retry may fix.
     """
@@ -288,7 +288,7 @@ async def _up(
         config = await _config(base, env=variables(main_image=f"{repository}-main"), where=where)
         services: dict[str, dict[str, Any]] = config.get("services") or {}
         if MAIN_SERVICE not in services:
-            raise EnvironmentSetupError(
+            raise SetupError(
                 f"compose file has no service {MAIN_SERVICE!r} "
                 f"(services: {', '.join(services) or 'none'})",
                 where=str(compose_file),
@@ -305,7 +305,7 @@ async def _up(
             [*files, "ps", "-q", MAIN_SERVICE], timeout=60, where=where, env=run_env
         )
     if not listed.strip():
-        raise EnvironmentSetupError(
+        raise SetupError(
             f"service {MAIN_SERVICE!r} is not running after `up`",
             where=where,
             fix="Its command must keep running (Harbor's is `sh -c 'sleep infinity'`)",
@@ -334,7 +334,7 @@ async def _built_images(
                 functools.partial(make_available, needed, client=backend.client)
             )
             if missing:
-                raise EnvironmentSetupError(
+                raise SetupError(
                     f"service {name!r} builds from image(s) {', '.join(missing)}, which are not "
                     "on this machine, and no registry answers",
                     where=str(dockerfile),

@@ -21,7 +21,7 @@ import anyio
 import anyio.to_thread
 
 from lhtb._log import get_logger
-from lhtb.errors import EnvironmentSetupError, SandboxError
+from lhtb.errors import SandboxError, SetupError
 
 __all__ = [
     "ENV_IMAGE_REPO",
@@ -121,7 +121,7 @@ async def build_image(
     makes the daemon stop the build and remove its intermediate container.
 
     Raises:
-        EnvironmentSetupError: the Dockerfile cannot be built here (an image it needs is
+        SetupError: the Dockerfile cannot be built here (an image it needs is
             missing, a feature the classic builder lacks, a syntax error).
         SandboxError: the build failed otherwise (a retry may pass) or ran past ``timeout``.
     """
@@ -239,7 +239,7 @@ def _build_error(error: str, tail: list[str], *, directory: Path, where: str) ->
     detail = f"{error}\n{log_tail}".rstrip()
     lowered = error.lower()
     if "ran past" not in lowered and any(m in lowered for m in _MISSING_IMAGE):
-        return EnvironmentSetupError(
+        return SetupError(
             "the image build needs an image that is not on this machine, and no registry answers",
             where=where,
             fix="Run `lhtb images bootstrap` on the task directory: it makes the images it "
@@ -247,7 +247,7 @@ def _build_error(error: str, tail: list[str], *, directory: Path, where: str) ->
             detail=detail,
         )
     if any(m in lowered for m in _UNBUILDABLE):
-        return EnvironmentSetupError(
+        return SetupError(
             f"the Dockerfile uses something Docker's classic builder cannot build: {error}",
             where=where,
             fix="Rewrite that instruction without BuildKit-only features (RUN --mount, "

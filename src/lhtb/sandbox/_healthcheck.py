@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 import anyio
 
 from lhtb._log import get_logger
-from lhtb.errors import EnvironmentSetupError
+from lhtb.errors import SetupError
 from lhtb.sandbox.base import ExecResult
 from lhtb.task import Healthcheck
 
@@ -30,7 +30,7 @@ async def wait_healthy(check: Check, healthcheck: Healthcheck, *, where: str) ->
     """Return the number of checks it took to succeed.
 
     Raises:
-        EnvironmentSetupError: ``retries`` consecutive checks failed after the start period.
+        SetupError: ``retries`` consecutive checks failed after the start period.
     """
     started = time.monotonic()
     failures = 0
@@ -47,7 +47,7 @@ async def wait_healthy(check: Check, healthcheck: Healthcheck, *, where: str) ->
             if failures >= healthcheck.retries:
                 tail = (result.stderr_text or result.stdout_text).strip()[-500:]
                 reason = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-                raise EnvironmentSetupError(
+                raise SetupError(
                     f"the environment never became healthy: healthcheck "
                     f"{healthcheck.command!r} failed {failures} time(s) in a row "
                     f"(last: {reason}{': ' + tail if tail else ''})",

@@ -31,7 +31,7 @@ import attrs
 
 from lhtb._base_recipes import how_to_get
 from lhtb._log import get_logger
-from lhtb.errors import BackendUnavailableError, EnvironmentSetupError, SandboxError
+from lhtb.errors import BackendUnavailableError, SandboxError, SetupError
 from lhtb.images import DockerfileImages, dockerfile_images, make_available, normalise_image
 from lhtb.sandbox import _compose
 from lhtb.sandbox._channel import DEFAULT_CHANNEL_SETTINGS, ChannelSettings
@@ -149,7 +149,7 @@ class DockerBackend(SandboxBackend):
         changed base image means a rebuild.
 
         Raises:
-            EnvironmentSetupError: an image the task needs is missing and cannot be made
+            SetupError: an image the task needs is missing and cannot be made
                 or pulled, or the Dockerfile cannot be built (not worth retrying).
             SandboxError: the build failed in a way a retry may fix.
             BackendUnavailableError: a compose environment without the compose CLI.
@@ -166,7 +166,7 @@ class DockerBackend(SandboxBackend):
         assert directory is not None
         dockerfile = directory / "Dockerfile"
         if not dockerfile.is_file():
-            raise EnvironmentSetupError(
+            raise SetupError(
                 "environment has neither a Dockerfile nor a docker-compose.yaml",
                 where=str(directory),
                 fix="Add environment/Dockerfile, or set [environment].docker_image",
@@ -201,20 +201,20 @@ class DockerBackend(SandboxBackend):
         """Make the Dockerfile's images present (offline recipes first); return their ids.
 
         Raises:
-            EnvironmentSetupError: an image is missing and nothing can make it.
+            SetupError: an image is missing and nothing can make it.
         """
         where = str(dockerfile)
         try:
             _, missing = await self._call(where, make_available, needed.all, client=self.client)
         except BackendUnavailableError as error:
-            raise EnvironmentSetupError(
+            raise SetupError(
                 f"could not make the image(s) {', '.join(needed.all)} this Dockerfile needs",
                 where=where,
                 fix=error.fix,
                 detail=str(error),
             ) from error
         if missing:
-            raise EnvironmentSetupError(
+            raise SetupError(
                 _describe_missing(needed, missing), where=where, fix=how_to_get(missing)
             )
         ids = [await self._call(where, image_id, self.client, name) for name in needed.all]
@@ -225,7 +225,7 @@ class DockerBackend(SandboxBackend):
         if directory is None or not directory.is_dir():
             if not required:
                 return None
-            raise EnvironmentSetupError(
+            raise SetupError(
                 "task has no environment directory",
                 where=f"task {task.name}",
                 fix="Give the task an environment/ directory or [environment].docker_image",
@@ -241,7 +241,7 @@ class DockerBackend(SandboxBackend):
                     functools.partial(self.client.images.pull, reference), abandon_on_cancel=True
                 )
         except Exception as error:
-            raise EnvironmentSetupError(
+            raise SetupError(
                 f"the task's docker_image {reference!r} is not on this machine and could not "
                 "be pulled",
                 where=where,
@@ -338,7 +338,7 @@ class DockerBackend(SandboxBackend):
                 logs = await self._call(where, container.logs, tail=20)
                 entrypoint = container.attrs.get("Config", {}).get("Entrypoint")
                 runs = f"ENTRYPOINT {entrypoint} with " if entrypoint else ""
-                raise EnvironmentSetupError(
+                raise SetupError(
                     f"the container exited at once (exit code {state.get('ExitCode')}): the "
                     f"image runs {runs}command {list(KEEPALIVE_COMMAND)}, which must keep "
                     "running as it does in Harbor",
