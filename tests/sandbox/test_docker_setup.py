@@ -11,7 +11,9 @@ from typing import Any
 import anyio
 import pytest
 
+import lhtb
 from lhtb import images
+from lhtb.agents.nop import NopAgent
 from lhtb.errors import SandboxError, SetupError
 from lhtb.sandbox import _compose
 from lhtb.sandbox.base import SandboxSpec
@@ -196,9 +198,6 @@ def test_setup_errors_are_sandbox_errors() -> None:
 async def test_an_episode_records_a_setup_error_once_for_people(
     docker_client: Any, tmp_path: Path, unique: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import lhtb  # noqa: PLC0415
-    from lhtb.agents.nop import NopAgent  # noqa: PLC0415
-
     monkeypatch.setattr(images, "_try_pull", lambda *args: False)
     task_dir = tmp_path / "task"
     (task_dir / "environment").mkdir(parents=True)
