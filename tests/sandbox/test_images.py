@@ -132,3 +132,66 @@ async def test_prepare_makes_a_missing_debian_base_offline(
         docker_client.images.remove(alias, noprune=True)
         with contextlib.suppress(Exception):
             docker_client.images.remove(tag)
+
+
+def test_copy_from_images_are_not_bases() -> None:
+    text = (
+        "FROM debian:bookworm-slim AS build\n"
+        "FROM python:3.11-slim\n"
+        "COPY --from=build /a /a\n"
+        "COPY --from=0 /b /b\n"
+        "COPY --link --from=ghcr.io/astral-sh/uv:0.5 /uv /bin/uv\n"
+    )
+    found = images.dockerfile_images(text)
+    assert found.bases == ("debian:bookworm-slim", "python:3.11-slim")
+    assert found.copy_sources == ("ghcr.io/astral-sh/uv:0.5",)
+
+
+@pytest.mark.parametrize(
+    ("image", "kind"),
+    [
+        ("debian:12-slim", "debian"),
+        ("python:3.11-slim", "python"),
+        ("python:3.11", "python"),
+        ("python:3.11-slim-bookworm", "python"),
+        ("ubuntu:22.04", "ubuntu"),
+        ("ubuntu:noble", "ubuntu"),
+        ("python:3.12-slim", None),
+        ("python:3.11-alpine", None),
+        ("ubuntu:latest", None),
+        ("node:20", None),
+    ],
+)
+def test_recipes_cover_debian_python_and_ubuntu(image: str, kind: str | None) -> None:
+    recipe = _base_recipes.recipe_for(image)
+    assert (recipe.kind if recipe else None) == kind
+    if kind == "python":
+        assert recipe is not None
+        assert recipe.needs == "debian:bookworm-slim"
+
+
+def test_unreachable_ubuntu_archive_says_what_to_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(_base_recipes, "ubuntu_archive_reachable", lambda: False)
+    recipe = _base_recipes.recipe_for("ubuntu:24.04")
+    assert recipe is not None
+    with pytest.raises(BackendUnavailableError) as caught:
+        _base_recipes.make(object(), recipe)
+    message = str(caught.value)
+    assert "archive.ubuntu.com" in message
+    assert "docker pull ubuntu:24.04" in message
+    assert "docker load -i bases.tar" in message
+    assert "registry-mirrors" in message
+
+
+@pytest.mark.docker
+def test_cli_names_images_it_cannot_make_and_makes_the_rest(
+    tmp_path: Path, docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(images, "_try_pull", lambda *args: False)
+    _task(tmp_path, "t1", "debian:bookworm-slim")
+    _task(tmp_path, "t2", "lhtb-test/never-made:3")
+    result = CliRunner().invoke(main, ["images", "bootstrap", str(tmp_path)])
+    assert result.exit_code != 0
+    assert "lhtb-test/never-made:3" in result.output
+    assert "docker load -i bases.tar" in result.output
+    assert "python:3.11[-slim][-bookworm]" in result.output
