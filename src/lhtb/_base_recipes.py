@@ -141,8 +141,14 @@ def make(client: Any, recipe: Recipe) -> None:
                 where=_WHERE,
                 fix=how_to_get([recipe.image], reason="no Ubuntu archive"),
             )
-        keyring = ["--keyring", str(UBUNTU_KEYRING)] if UBUNTU_KEYRING.is_file() else []
-        _debootstrap(client, recipe, UBUNTU_MIRROR, keyring)
+        if not UBUNTU_KEYRING.is_file():
+            raise BackendUnavailableError(
+                f"cannot make {recipe.image}: the Ubuntu archive keyring {UBUNTU_KEYRING} "
+                "is missing",
+                where=_WHERE,
+                fix="Install it (`apt-get install ubuntu-keyring`) and run again",
+            )
+        _debootstrap(client, recipe, UBUNTU_MIRROR, ["--keyring", str(UBUNTU_KEYRING)])
     else:
         _debootstrap(client, recipe, DEBIAN_MIRROR, [])
 
