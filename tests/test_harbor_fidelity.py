@@ -27,9 +27,9 @@ HARBOR_REWARDS = {
 """The reward Harbor gives each fixture with its oracle solution."""
 
 
-def test_every_fixture_has_its_harbor_reward() -> None:
-    found = sorted(p.name for p in FIXTURES.iterdir() if (p / "task.toml").is_file())
-    assert found == sorted(HARBOR_REWARDS)
+def test_every_fixture_listed_here_exists() -> None:
+    found = {p.name for p in FIXTURES.iterdir() if (p / "task.toml").is_file()}
+    assert set(HARBOR_REWARDS) <= found
 
 
 @pytest.mark.parametrize("name", sorted(HARBOR_REWARDS))
