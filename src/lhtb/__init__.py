@@ -1,49 +1,111 @@
-"""lhtb: an SDK and benchmark for long-horizon terminal agents."""
+"""lhtb: an SDK and benchmark for long-horizon terminal agents.
 
-from lhtb import errors
-from lhtb._executor import EpisodeExecutor, EpisodeJob, InProcessExecutor
-from lhtb.agent import Agent, AgentFactory, Turn
-from lhtb.benchmark import (
-    Backoff,
-    BenchmarkAgent,
-    BenchmarkResult,
-    run_benchmark,
-    run_benchmark_sync,
-)
-from lhtb.episode import (
-    Episode,
-    EpisodeConfig,
-    FeedbackMode,
-    Outcome,
-    PassOutcome,
-    TurnRecord,
-    VerifierPass,
-)
-from lhtb.leaderboard import Leaderboard, LeaderboardRow
-from lhtb.loader import load_task, load_tasks
-from lhtb.ray_executor import RayExecutor, RayNotInstalledError
-from lhtb.runner import run_episode, run_episode_sync
-from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
-from lhtb.sandbox.local import LocalBackend, LocalSettings
-from lhtb.scoring import Scorecard, Subtask, check_declared, read_scorecard
-from lhtb.task import (
-    AgentConfig,
-    Artifact,
-    ContinueMode,
-    EnvironmentConfig,
-    IsolationMode,
-    Task,
-    VerifierConfig,
-    Visibility,
-)
-from lhtb.usage import Usage, UsageRecorder
+Names are imported where they live on first use, so ``import lhtb`` stays fast
+and loads none of openai, ray, rich, docker or structlog.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lhtb import errors
+    from lhtb._executor import EpisodeExecutor, EpisodeJob, InProcessExecutor
+    from lhtb.agent import Agent, AgentFactory, AgentLike, Turn
+    from lhtb.benchmark import (
+        Backoff,
+        BenchmarkAgent,
+        BenchmarkResult,
+        run_benchmark,
+        run_benchmark_sync,
+    )
+    from lhtb.episode import (
+        Episode,
+        EpisodeConfig,
+        FeedbackMode,
+        Outcome,
+        PassOutcome,
+        TurnRecord,
+        VerifierPass,
+    )
+    from lhtb.leaderboard import Leaderboard, LeaderboardRow
+    from lhtb.loader import load_task, load_tasks
+    from lhtb.ray_executor import RayExecutor, RayNotInstalledError
+    from lhtb.runner import run_episode, run_episode_sync
+    from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
+    from lhtb.sandbox.local import LocalBackend, LocalSettings
+    from lhtb.scoring import Scorecard, Subtask, check_declared, read_scorecard
+    from lhtb.task import (
+        AgentConfig,
+        Artifact,
+        ContinueMode,
+        EnvironmentConfig,
+        IsolationMode,
+        Task,
+        VerifierConfig,
+        Visibility,
+    )
+    from lhtb.usage import Usage, UsageRecorder
 
 __version__ = "0.1.0"
+
+_WHERE: dict[str, str] = {
+    "Agent": "lhtb.agent",
+    "AgentConfig": "lhtb.task",
+    "AgentFactory": "lhtb.agent",
+    "AgentLike": "lhtb.agent",
+    "Artifact": "lhtb.task",
+    "Backoff": "lhtb.benchmark",
+    "BenchmarkAgent": "lhtb.benchmark",
+    "BenchmarkResult": "lhtb.benchmark",
+    "ContinueMode": "lhtb.task",
+    "EnvironmentConfig": "lhtb.task",
+    "Episode": "lhtb.episode",
+    "EpisodeConfig": "lhtb.episode",
+    "EpisodeExecutor": "lhtb._executor",
+    "EpisodeJob": "lhtb._executor",
+    "ExecResult": "lhtb.sandbox",
+    "FeedbackMode": "lhtb.episode",
+    "InProcessExecutor": "lhtb._executor",
+    "IsolationMode": "lhtb.task",
+    "Leaderboard": "lhtb.leaderboard",
+    "LeaderboardRow": "lhtb.leaderboard",
+    "LocalBackend": "lhtb.sandbox.local",
+    "LocalSettings": "lhtb.sandbox.local",
+    "ManagedSandbox": "lhtb.sandbox",
+    "Outcome": "lhtb.episode",
+    "PassOutcome": "lhtb.episode",
+    "RayExecutor": "lhtb.ray_executor",
+    "RayNotInstalledError": "lhtb.ray_executor",
+    "Sandbox": "lhtb.sandbox",
+    "SandboxBackend": "lhtb.sandbox",
+    "Scorecard": "lhtb.scoring",
+    "Subtask": "lhtb.scoring",
+    "Task": "lhtb.task",
+    "Turn": "lhtb.agent",
+    "TurnRecord": "lhtb.episode",
+    "Usage": "lhtb.usage",
+    "UsageRecorder": "lhtb.usage",
+    "VerifierConfig": "lhtb.task",
+    "VerifierPass": "lhtb.episode",
+    "Visibility": "lhtb.task",
+    "check_declared": "lhtb.scoring",
+    "load_task": "lhtb.loader",
+    "load_tasks": "lhtb.loader",
+    "read_scorecard": "lhtb.scoring",
+    "run_benchmark": "lhtb.benchmark",
+    "run_benchmark_sync": "lhtb.benchmark",
+    "run_episode": "lhtb.runner",
+    "run_episode_sync": "lhtb.runner",
+}
+"""Each public name and the module it lives in."""
 
 __all__ = [
     "Agent",
     "AgentConfig",
     "AgentFactory",
+    "AgentLike",
     "Artifact",
     "Backoff",
     "BenchmarkAgent",
@@ -90,3 +152,25 @@ __all__ = [
     "run_episode",
     "run_episode_sync",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import a public name (or a subpackage such as ``lhtb.agents``) on first use."""
+    module = _WHERE.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module), name)
+    elif not name.startswith("__"):
+        try:
+            value = importlib.import_module(f"lhtb.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"lhtb.{name}":
+                raise
+            raise AttributeError(f"module 'lhtb' has no attribute {name!r}") from None
+    else:
+        raise AttributeError(f"module 'lhtb' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -7,8 +7,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 
 class EventLog:
     """Append-only ``events.jsonl``; every event is flushed as it is emitted."""
@@ -19,6 +17,8 @@ class EventLog:
         listener: Callable[[str, dict[str, Any]], None] | None = None,
         **context: Any,
     ) -> None:
+        import structlog  # noqa: PLC0415 - heavy; loaded when the first episode runs
+
         self._listener = listener
         self._file = path.open("a", encoding="utf-8")
         self._log = structlog.wrap_logger(

@@ -8,9 +8,9 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from lhtb.leaderboard import LeaderboardRow
 
 _MISSING = "-"
@@ -164,6 +164,8 @@ def rich_table(
     rows: Sequence[LeaderboardRow], apart: Sequence[LeaderboardRow], n_tasks: int
 ) -> Table:
     """The ranking with the non-comparable rows below a divider, dimmed."""
+    from rich.table import Table  # noqa: PLC0415 - rich loads only for terminal output
+
     ks = _ks([*rows, *apart])
     table = Table(title=f"leaderboard ({n_tasks} tasks; errors count 0)")
     for header in _headers(ks):

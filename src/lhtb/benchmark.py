@@ -101,7 +101,9 @@ def _reporter(progress: ProgressArg) -> _progress.ProgressReporter:
     if progress is None or progress == "none":
         return _progress.NullProgress()
     if progress == "rich":
-        return _progress.RichProgress()
+        from lhtb._progress_rich import RichProgress  # noqa: PLC0415 - rich loads on use
+
+        return RichProgress()
     if progress == "quiet":
         return _progress.LogProgress()
     if isinstance(progress, ProgressReporter):

@@ -25,15 +25,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from statistics import fmean
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-from rich.table import Table
 
 from lhtb import _leaderboard_render as render
 from lhtb._slots import retry_index
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import EpisodeFormatError, LhtbError
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 __all__ = [
     "SOLVED_THRESHOLD",

@@ -15,14 +15,16 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import attrs
-import openai
-from openai.types.chat import ChatCompletion
 
 from lhtb.errors import LhtbError
+
+if TYPE_CHECKING:  # openai is imported where a model is called: `import lhtb` stays fast
+    import openai
+    from openai.types.chat import ChatCompletion
 
 __all__ = [
     "ContextLengthError",
@@ -163,6 +165,8 @@ async def complete(
         ContextLengthError: the prompt is longer than the model accepts.
         ModelCallError: any other failure, or retries exhausted.
     """
+    import openai  # noqa: PLC0415 - heavy; only when a model is called
+
     where = f"model {request.get('model')!r}"
     attempt = 0
     while True:

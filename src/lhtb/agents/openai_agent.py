@@ -19,11 +19,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import openai
-from openai.types.chat import ChatCompletion
 
 from lhtb.agent import Turn
 from lhtb.agents._context import ContextPolicy, compact, estimate_tokens
@@ -39,6 +37,10 @@ from lhtb.agents._model_calls import (
 from lhtb.agents._openai_tools import ToolBox, tool_schemas, truncate_middle
 from lhtb.agents._prompts import NOT_RUN, RESET_NOTE, SHELL_HELP, SYSTEM_PROMPT, clock
 from lhtb.agents._trajectory import FILE_NAME, TrajectoryRecorder, atif_tool_call
+
+if TYPE_CHECKING:  # openai is imported when a turn starts: `import lhtb` stays fast
+    import openai
+    from openai.types.chat import ChatCompletion
 
 __all__ = ["SYSTEM_PROMPT", "OpenAIAgent"]
 
@@ -142,6 +144,8 @@ class OpenAIAgent:
             command_timeout_sec=self.command_timeout_sec,
             use_terminal=self.use_terminal,
         )
+        import openai  # noqa: PLC0415 - heavy; only when the agent runs
+
         client = self.client or openai.AsyncOpenAI(
             api_key=self.api_key,
             base_url=self.base_url,

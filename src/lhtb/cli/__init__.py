@@ -6,7 +6,6 @@ import logging
 import sys
 
 import click
-import structlog
 
 from lhtb.cli.images import images
 from lhtb.cli.results import check, leaderboard, report
@@ -20,6 +19,8 @@ from lhtb.cli.verify import verify
 @click.option("-v", "--verbose", count=True, help="Show library logs (-v info, -vv debug).")
 def main(verbose: int) -> None:
     """lhtb: run long-horizon terminal benchmarks with hidden, isolated verifiers."""
+    import structlog  # noqa: PLC0415 - heavy; not needed for --help
+
     level = {0: logging.WARNING, 1: logging.INFO}.get(verbose, logging.DEBUG)
     structlog.configure(
         wrapper_class=structlog.make_filtering_bound_logger(level),
