@@ -152,11 +152,14 @@ async def test_a_bug_in_lhtb_is_a_harness_error_with_its_traceback(tmp_path: Pat
 
 
 async def test_a_setup_error_is_not_retried(tmp_path: Path) -> None:
-    error = SetupError("base image python:3.11-slim is missing", fix="load it")
+    error = SetupError(
+        "base image python:3.11-slim is missing", fix="load it", detail="ImageNotFound: 404"
+    )
     backend, episode = await run_failing(tmp_path, error)
     assert backend.prepared == 1
     assert (episode.outcome, episode.can_retry) == (lhtb.Outcome.INFRA_ERROR, False)
     assert episode.error == "base image python:3.11-slim is missing. load it"
+    assert episode.error_detail == "ImageNotFound: 404"
     flagged = SandboxError("compose file refers to an unknown service", retryable=False)
     backend, episode = await run_failing(tmp_path / "flagged", flagged)
     assert backend.prepared == 1

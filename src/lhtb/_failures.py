@@ -64,7 +64,8 @@ def classify(exc: Exception, directory: Path | None = None) -> Failure:
     if isinstance(exc, AgentLoadError):
         return Failure(Outcome.AGENT_ERROR, str(exc), raw(exc), can_retry=False)
     if isinstance(exc, SandboxError):
-        return Failure(Outcome.INFRA_ERROR, str(exc), raw(exc), can_retry=exc.retryable)
+        detail = getattr(exc, "detail", "") or raw(exc)  # SetupError keeps the raw text
+        return Failure(Outcome.INFRA_ERROR, str(exc), detail, can_retry=exc.retryable)
     if isinstance(exc, LhtbError):
         return Failure(
             Outcome.INFRA_ERROR, str(exc), raw(exc), can_retry=False, event="setup_error"
