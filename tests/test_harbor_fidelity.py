@@ -8,14 +8,17 @@ Harbor gives (see the table in docs/task-format.md, "Harbor compatibility").
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 import lhtb
 from lhtb.agents.oracle import OracleAgent
+from lhtb.errors import BackendUnavailableError
+from lhtb.sandbox.local import LocalBackend, check_host
 
-pytestmark = [pytest.mark.docker, pytest.mark.anyio]
+pytestmark = pytest.mark.anyio
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "harbor"
 HARBOR_REWARDS = {
@@ -25,6 +28,10 @@ HARBOR_REWARDS = {
     "python-slim-base": 1.0,
 }
 """The reward Harbor gives each fixture with its oracle solution."""
+LOCAL_REWARDS = {"compose-file-is-data": 1.0}
+"""Fixtures the local backend runs; it refuses compose environments (Docker only) rather
+than score them wrongly, and ignores ENTRYPOINT (see docs/backends.md)."""
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 def test_every_fixture_listed_here_exists() -> None:
@@ -32,6 +39,7 @@ def test_every_fixture_listed_here_exists() -> None:
     assert set(HARBOR_REWARDS) <= found
 
 
+@pytest.mark.docker
 @pytest.mark.parametrize("name", sorted(HARBOR_REWARDS))
 async def test_fixture_scores_as_in_harbor(name: str, tmp_path: Path) -> None:
     task = lhtb.load_task(FIXTURES / name)
@@ -47,3 +55,50 @@ async def test_fixture_scores_as_in_harbor(name: str, tmp_path: Path) -> None:
     assert episode.reward == HARBOR_REWARDS[name], (
         f"{name}: {episode.outcome} {episode.error or ''} (see {tmp_path / 'episode'})"
     )
+
+
+@pytest.fixture(scope="module")
+def local_backend() -> LocalBackend:
+    try:
+        check_host()
+    except BackendUnavailableError as error:
+        if IN_CI:
+            pytest.fail(f"the local backend cannot run here, and CI=true: {error}")
+        pytest.skip(str(error))
+    return LocalBackend()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(LOCAL_REWARDS))
+async def test_fixture_scores_as_in_harbor_locally(
+    name: str, tmp_path: Path, local_backend: LocalBackend
+) -> None:
+    task = lhtb.load_task(FIXTURES / name)
+    episode = await lhtb.run_episode(
+        task,
+        OracleAgent(task),
+        backend=local_backend,
+        budget=300,
+        continue_until_timeout=False,
+        output_dir=tmp_path / "episode",
+    )
+    assert episode.reward == LOCAL_REWARDS[name], f"{name}: {episode.outcome} {episode.error}"
+
+
+@pytest.mark.slow
+async def test_local_refuses_a_compose_environment_beside_a_dockerfile(
+    tmp_path: Path, local_backend: LocalBackend
+) -> None:
+    task = lhtb.load_task(FIXTURES / "compose-base-merge")
+    episode = await lhtb.run_episode(
+        task,
+        OracleAgent(task),
+        backend=local_backend,
+        budget=300,
+        continue_until_timeout=False,
+        output_dir=tmp_path / "episode",
+    )
+    assert episode.reward is None
+    assert not episode.retryable
+    assert episode.error is not None
+    assert "compose environments need Docker" in episode.error

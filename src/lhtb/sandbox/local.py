@@ -36,8 +36,9 @@ import anyio.to_thread
 import attrs
 
 from lhtb._log import get_logger
-from lhtb.errors import ArchiveError, BackendUnavailableError, SandboxError
+from lhtb.errors import ArchiveError, BackendUnavailableError, SandboxError, SetupError
 from lhtb.sandbox import _local_dockerfile as dockerfile
+from lhtb.sandbox._compose import find_compose_file
 from lhtb.sandbox._healthcheck import wait_healthy
 from lhtb.sandbox._local_cgroups import Freezer, Limits, process_start_time
 from lhtb.sandbox._local_process import (
@@ -192,23 +193,31 @@ class LocalBackend(SandboxBackend):
         Raises:
             BackendUnavailableError: the host cannot run local sandboxes.
             UnsupportedFeatureError: the Dockerfile leaves the supported subset.
-            SandboxError: a step failed, or the task needs a registry image or compose.
+            SetupError: the task needs a registry image or compose (Docker only).
+            SandboxError: a step failed.
         """
         from lhtb.sandbox._docker_images import environment_hash  # noqa: PLC0415
 
         self._check()
         where = f"task {task.name}"
         if task.environment.docker_image:
-            raise SandboxError(
+            raise SetupError(
                 f"the task runs the prebuilt image {task.environment.docker_image!r}",
                 where=where,
                 fix="The local backend builds from environment/Dockerfile only; use "
                 "`--backend docker`",
             )
         directory = task.environment_dir or (task.path / "environment" if task.path else None)
+        if directory is not None and find_compose_file(directory) is not None:
+            # As in Harbor, docker-compose.yaml is the environment even beside a Dockerfile.
+            raise SetupError(
+                "the environment is a docker-compose.yaml (compose environments need Docker)",
+                where=str(directory),
+                fix="Use `--backend docker`",
+            )
         if directory is None or not (directory / "Dockerfile").is_file():
-            raise SandboxError(
-                "environment has no Dockerfile (compose environments need Docker)",
+            raise SetupError(
+                "environment has no Dockerfile",
                 where=str(directory or where),
                 fix="Add environment/Dockerfile, or use `--backend docker`",
             )
