@@ -42,11 +42,9 @@ class Failure:
 
 
 def raw(exc: BaseException) -> str:
-    """``Type: message`` of an exception (and its ``detail``, if any), as kept in the record."""
+    """``Type: message`` of an exception, as kept in the record."""
     text = str(exc).strip()
-    kept = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-    detail = getattr(exc, "detail", "")
-    return f"{kept}\n{detail}" if isinstance(detail, str) and detail else kept
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def _first_line(exc: BaseException) -> str:
