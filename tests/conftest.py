@@ -50,3 +50,18 @@ def _docker_marker_needs_daemon(request: pytest.FixtureRequest) -> None:
     """
     if request.node.get_closest_marker("docker"):
         request.getfixturevalue("docker_client")
+
+
+@pytest.fixture(scope="session")
+def local_backend() -> object:
+    """The local backend; skips where the host cannot run it, but fails under CI=true."""
+    from lhtb.errors import BackendUnavailableError
+    from lhtb.sandbox.local import LocalBackend, check_host
+
+    try:
+        check_host()
+    except BackendUnavailableError as error:
+        if IN_CI:
+            pytest.fail(f"the local backend cannot run here, and CI=true: {error}")
+        pytest.skip(str(error))
+    return LocalBackend()

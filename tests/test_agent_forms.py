@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -12,24 +11,12 @@ import attrs
 import pytest
 
 import lhtb
-from lhtb.errors import AgentLoadError, BackendUnavailableError
-from lhtb.sandbox.local import LocalBackend, check_host
+from lhtb.errors import AgentLoadError
+from lhtb.sandbox.local import LocalBackend
 
 pytestmark = pytest.mark.anyio
 
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 MODES = ("same_conversation", "restart")
-
-
-@pytest.fixture(scope="module")
-def local_backend() -> LocalBackend:
-    try:
-        check_host()
-    except BackendUnavailableError as error:
-        if IN_CI:
-            pytest.fail(f"the local backend cannot run here, and CI=true: {error}")
-        pytest.skip(str(error))
-    return LocalBackend()
 
 
 @pytest.fixture(scope="module")

@@ -162,12 +162,14 @@ def _call_plan(
         and name != "task"
     ]
     unknown = [k for k in kwargs if k not in params] if not _has_var_keyword(signature) else []
-    problems = []
-    if missing:
-        problems.append(f"needs argument(s) {', '.join(missing)}")
+    accepted = [n for n in params if n not in ("self", "task")]
     if unknown:
-        problems.append(f"takes no argument(s) {', '.join(unknown)}")
-    what = " and ".join(problems) or f"cannot be called as {target.__name__}()"
+        raise AgentLoadError(
+            f"{describe(target)} takes no argument(s) {', '.join(unknown)}",
+            fix=f"it takes: {', '.join(accepted) or 'nothing'}; check the names given "
+            "(`--ak KEY=VALUE` goes to every --agent of the run)",
+        )
+    what = f"needs argument(s) {', '.join(missing)}" if missing else "cannot be called"
     raise AgentLoadError(
         f"{describe(target)} {what}",
         fix="give them: `lambda: Agent(x=...)` in Python, `--ak x=VALUE` on the command line; "

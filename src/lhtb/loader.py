@@ -10,6 +10,7 @@ a fix. See ``docs/task-format.md``.
 
 from __future__ import annotations
 
+import difflib
 import re
 from pathlib import Path
 
@@ -30,6 +31,18 @@ INSTRUCTION_FILE = "instruction.md"
 _AT_LINE = re.compile(r" at line \d+ col \d+\Z")
 
 
+def _not_found(root: Path) -> TaskNotFoundError:
+    """The error for a path that does not exist, with the closest names next to it."""
+    siblings = [p.name for p in root.parent.iterdir()] if root.parent.is_dir() else []
+    close = difflib.get_close_matches(root.name, siblings, n=3, cutoff=0.6)
+    fix = (
+        "Did you mean " + " or ".join(str(root.parent / name) for name in close) + "?"
+        if close
+        else "Check the path and try again"
+    )
+    return TaskNotFoundError("no such task directory", where=str(root), fix=fix)
+
+
 def load_task(path: str | Path) -> Task:
     """Load and validate one task directory (or its ``task.toml``).
 
@@ -44,9 +57,7 @@ def load_task(path: str | Path) -> Task:
     if root.is_file() and root.name == TASK_FILE:
         root = root.parent
     if not root.exists():
-        raise TaskNotFoundError(
-            "no such task directory", where=str(root), fix="Check the path and try again"
-        )
+        raise _not_found(root)
     if not (root / TASK_FILE).is_file():
         has_children = root.is_dir() and any(_task_dirs(root))
         raise TaskNotFoundError(
@@ -79,9 +90,7 @@ def load_tasks(path: str | Path) -> list[Task]:
     """
     root = Path(path)
     if not root.exists():
-        raise TaskNotFoundError(
-            "no such task directory", where=str(root), fix="Check the path and try again"
-        )
+        raise _not_found(root)
     if root.is_file() and root.name == TASK_FILE:
         root = root.parent
     task_dirs = [root] if (root / TASK_FILE).is_file() else _task_dirs(root)

@@ -1,20 +1,74 @@
-"""The ``lhtb`` command: one module per subcommand, wired here."""
+"""The ``lhtb`` command: one module per subcommand, wired here.
+
+Subcommands are imported when they run (or show their own help), so ``lhtb
+--help`` loads only click; :data:`COMMANDS` holds the line ``lhtb --help`` shows
+for each (a test keeps it equal to the command's own docstring).
+"""
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 
 import click
 
-from lhtb.cli.images import images
-from lhtb.cli.results import check, leaderboard, report
-from lhtb.cli.run import cleanup, run
-from lhtb.cli.validate import validate
-from lhtb.cli.verify import verify
+COMMANDS: dict[str, tuple[str, str]] = {
+    "check": (
+        "lhtb.cli.results:check",
+        "Gate every task: the oracle must pass it and the nop agent must not.",
+    ),
+    "cleanup": (
+        "lhtb.cli.run:cleanup",
+        "Remove the sandboxes and snapshots lhtb left behind: one run's (--run-id, "
+        "--run-dir) or all (--all).",
+    ),
+    "images": ("lhtb.cli.images:images", "Manage the Docker base images tasks are built from."),
+    "leaderboard": (
+        "lhtb.cli.results:leaderboard",
+        "The leaderboard of the runs in RUN_DIRS (errors count 0; solved at R >= 0.95).",
+    ),
+    "report": (
+        "lhtb.cli.results:report",
+        "Write one self-contained HTML report of the runs in RUN_DIRS.",
+    ),
+    "run": (
+        "lhtb.cli.run:run",
+        "Run agents on the tasks in TASKS (attempts x tasks x agents) and print a leaderboard.",
+    ),
+    "validate": (
+        "lhtb.cli.validate:validate",
+        "Load the tasks under PATHS and list them; exit 1 listing every problem found.",
+    ),
+    "verify": (
+        "lhtb.cli.verify:verify",
+        "Re-grade EPISODE_DIR's kept final state and print recorded vs re-computed reward.",
+    ),
+}
+"""Each subcommand: where it lives and its one-line help."""
 
 
-@click.group()
+class _LazyGroup(click.Group):
+    """A group that imports a subcommand only when it is used."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*COMMANDS, *super().list_commands(ctx)})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in COMMANDS:
+            module, _, attribute = COMMANDS[cmd_name][0].partition(":")
+            command: click.Command = getattr(importlib.import_module(module), attribute)
+            return command
+        return super().get_command(ctx, cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx) if name in COMMANDS]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=_LazyGroup)
 @click.version_option(package_name="lhtb")
 @click.option("-v", "--verbose", count=True, help="Show library logs (-v info, -vv debug).")
 def main(verbose: int) -> None:
@@ -26,13 +80,3 @@ def main(verbose: int) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
     )
-
-
-main.add_command(validate)
-main.add_command(run)
-main.add_command(cleanup)
-main.add_command(images)
-main.add_command(leaderboard)
-main.add_command(report)
-main.add_command(check)
-main.add_command(verify)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import anyio
 import click
@@ -18,7 +20,7 @@ from lhtb.benchmark import BenchmarkAgent, RunInterruptedError, run_benchmark
 from lhtb.cli._tasks import collect_tasks
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import LhtbError
-from lhtb.sandbox.registry import resolve_backend, usable_builtin_backends
+from lhtb.sandbox.registry import available_backends, resolve_backend, usable_builtin_backends
 from lhtb.task import Task
 
 _HARNESS_FAULTS = frozenset({Outcome.INFRA_ERROR, Outcome.HARNESS_ERROR})
@@ -90,6 +92,27 @@ def parse_executor(value: str, forward_env: tuple[str, ...] = ()) -> EpisodeExec
     )
 
 
+def parse_agent_args(pairs: tuple[str, ...]) -> dict[str, Any]:
+    """``--ak key=value`` pairs as keyword arguments; a value that parses as JSON is that
+    value (``0.2``, ``true``, ``[1, 2]``), anything else is text.
+
+    Raises:
+        click.BadParameter: a pair without ``=`` or with an empty key.
+    """
+    arguments: dict[str, Any] = {}
+    for pair in pairs:
+        key, equals, text = pair.partition("=")
+        if not equals or not key.strip().isidentifier():
+            raise click.BadParameter(
+                f"{pair!r}: use KEY=VALUE with KEY a Python identifier", param_hint="--ak"
+            )
+        try:
+            arguments[key.strip()] = json.loads(text)
+        except json.JSONDecodeError:
+            arguments[key.strip()] = text
+    return arguments
+
+
 def default_run_dir() -> Path:
     """``runs/<local date-time>``: a new run directory per invocation."""
     return Path("runs") / datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -106,11 +129,24 @@ def default_run_dir() -> Path:
     help="oracle, nop, openai:MODEL, or module:Class; repeat for several agents.",
 )
 @click.option(
+    "--ak",
+    "agent_args",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="An argument for the agents' constructors (e.g. --ak temperature=0.2); values "
+    "are read as JSON when they parse (numbers, true/false, lists), else as text. Repeatable.",
+)
+@click.option(
     "--base-url",
     default=None,
     help="OpenAI-compatible endpoint for openai:MODEL agents (sets OPENAI_BASE_URL).",
 )
-@click.option("--model", default=None, help="Model name recorded for the agents (leaderboard).")
+@click.option(
+    "--model",
+    default=None,
+    help="Model for the agents that take a `model` argument and name none (openai:MODEL "
+    "names its own; oracle and nop use none). Recorded on the leaderboard.",
+)
 @click.option("--attempts", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option(
     "--concurrency",
@@ -139,13 +175,25 @@ def default_run_dir() -> Path:
     help="Run directory (default: runs/<date-time>). Run again into it to resume.",
 )
 @click.option(
+    "--max-passes",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Most verifier passes per episode (default: the task's [verifier].max_passes).",
+)
+@click.option(
     "--feedback",
     type=click.Choice([m.value for m in FeedbackMode]),
     default=FeedbackMode.BINARY.value,
     show_default=True,
     envvar="LHTB_VERIFIER_FEEDBACK",
 )
-@click.option("--backend", default="auto", show_default=True, help="Sandbox backend name.")
+@click.option(
+    "--backend",
+    type=click.Choice(["auto", *available_backends()]),
+    default="auto",
+    show_default=True,
+    help="Sandbox backend (auto: docker when its daemon answers, else local).",
+)
 @click.option(
     "--stagger",
     type=click.FloatRange(min=0),
@@ -178,6 +226,7 @@ def default_run_dir() -> Path:
 def run(
     tasks: tuple[Path, ...],
     agent_specs: tuple[str, ...],
+    agent_args: tuple[str, ...],
     base_url: str | None,
     model: str | None,
     attempts: int,
@@ -185,6 +234,7 @@ def run(
     retries: int,
     budget: float | None,
     out_dir: Path | None,
+    max_passes: int | None,
     feedback: str,
     backend: str,
     stagger: float,
@@ -202,9 +252,13 @@ def run(
         os.environ["OPENAI_BASE_URL"] = base_url  # read by OpenAIAgent
     loaded = load_task_args(tasks)
     run_dir = out_dir or default_run_dir()
-    agents = [BenchmarkAgent.from_spec(spec, model=model) for spec in dict.fromkeys(agent_specs)]
+    arguments = parse_agent_args(agent_args)
     live = not quiet and sys.stderr.isatty()
     try:
+        agents = [
+            BenchmarkAgent.from_spec(spec, model=model, kwargs=arguments)
+            for spec in dict.fromkeys(agent_specs)
+        ]
         executor = parse_executor(executor_arg, forward_env)
         result = anyio.run(
             lambda: run_benchmark(
@@ -216,6 +270,7 @@ def run(
                 retries=retries,
                 backend=backend if executor_arg != "local" else resolve_backend(backend),
                 budget=budget,
+                max_passes=max_passes,
                 feedback=feedback,
                 stagger_sec=stagger,
                 progress="rich" if live else "quiet",
@@ -245,19 +300,32 @@ def run(
 @click.command()
 @click.option(
     "--backend",
+    type=click.Choice(["all", *available_backends()]),
     default="all",
     show_default=True,
-    help="Sandbox backend name, or all: every built-in backend usable here.",
+    help="Sandbox backend, or all: every built-in backend usable here.",
 )
-@click.option("--run-id", default=None, help="Only this run's resources (default: all).")
+@click.option("--run-id", default=None, help="Only this run's resources.")
 @click.option(
     "--run-dir",
     type=click.Path(exists=True, file_okay=False, path_type=Path),
     default=None,
     help="Only the resources of the run in this directory (its run.json names the run id).",
 )
-def cleanup(backend: str, run_id: str | None, run_dir: Path | None) -> None:
-    """Remove every sandbox and snapshot lhtb left behind (by label)."""
+@click.option(
+    "--all",
+    "everything",
+    is_flag=True,
+    help="Every lhtb resource on the backend, of every run and every user of the daemon.",
+)
+def cleanup(backend: str, run_id: str | None, run_dir: Path | None, everything: bool) -> None:
+    """Remove the sandboxes and snapshots lhtb left behind: one run's (--run-id,
+    --run-dir) or all (--all)."""
+    if sum((run_id is not None, run_dir is not None, everything)) != 1:
+        raise click.UsageError(
+            "say whose resources to remove: --run-id ID, --run-dir DIR, or --all "
+            "(every lhtb resource on the daemon, other users' runs included)"
+        )
     if run_dir is not None:
         try:
             manifest = read_manifest(run_dir)

@@ -176,4 +176,7 @@ def _init_fix(detail: str) -> str:
         return FIX_USERNS
     if "overlay" in detail:
         return "The host's kernel refused the overlay mount; use the Docker backend"
-    return "See init.log in the sandbox directory; run `lhtb cleanup` to remove leftovers"
+    return (
+        "See init.log in the sandbox directory; "
+        "run `lhtb cleanup --backend local --run-id RUN_ID` to remove leftovers"
+    )
