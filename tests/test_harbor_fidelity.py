@@ -25,6 +25,7 @@ HARBOR_REWARDS = {
     "entrypoint-service": 1.0,
     "compose-base-merge": 1.0,
     "compose-file-is-data": 1.0,
+    "compose-prebuilt-main": 1.0,
     "python-slim-base": 1.0,
 }
 """The reward Harbor gives each fixture with its oracle solution."""

@@ -115,13 +115,14 @@ def makeable_images() -> list[str]:
 def how_to_get(images: list[str], *, reason: str = "") -> str:
     """What a person can do to make ``images`` available on a machine without a registry."""
     names = " ".join(images)
+    pulls = " and ".join(f"`docker pull {image}`" for image in images)
     why = f" ({reason})" if reason else ""
     return (
         f"lhtb cannot make {', '.join(images)}{why}. On a machine with registry access run "
-        f"`docker pull {names}` then `docker save -o bases.tar {names}`, copy bases.tar here "
+        f"{pulls}, then `docker save -o bases.tar {names}`; copy bases.tar here "
         "and run `docker load -i bases.tar`; or point dockerd at a registry mirror "
         '(`"registry-mirrors": ["https://<mirror>"]` in /etc/docker/daemon.json, then restart '
-        "dockerd) and run `lhtb images bootstrap` again. Images lhtb makes offline: "
+        "dockerd) and run again. Images lhtb makes offline: "
         f"{', '.join(makeable_images())}"
     )
 

@@ -294,7 +294,9 @@ async def _up(
                 where=str(compose_file),
                 fix="Name the agent's service `main`",
             )
-        images = await _built_images(backend, services, repository=repository)
+        images = await _built_images(
+            backend, services, repository=repository, where=str(compose_file)
+        )
         run_env = variables(main_image=images.get(MAIN_SERVICE, f"{repository}-main"))
         override = _override(spec, services, labels=labels, env=env, images=images)
         override_file = Path(scratch) / "lhtb-override.json"
@@ -314,36 +316,60 @@ async def _up(
 
 
 async def _built_images(
-    backend: DockerBackend, services: dict[str, dict[str, Any]], *, repository: str
+    backend: DockerBackend, services: dict[str, dict[str, Any]], *, repository: str, where: str
 ) -> dict[str, str]:
     """Cached image names of the services built from a Dockerfile, keyed on the build
-    context's files and the ids of the images the Dockerfile uses (made offline first)."""
-    from lhtb.images import dockerfile_images, make_available  # noqa: PLC0415
+    context's files and the ids of the images the Dockerfile uses.
 
-    names: dict[str, str] = {}
+    Every image the project needs (bases of built services, images of the others) is
+    made present first: pulled, or made offline (see :mod:`lhtb.images`).
+
+    Raises:
+        SetupError: images are missing and nothing can make them (all named at once).
+    """
+    from lhtb.images import dockerfile_images, make_available, normalise_image  # noqa: PLC0415
+
+    needed: dict[str, list[str]] = {}
+    contexts: dict[str, Path] = {}
     for name, service in services.items():
         build = service.get("build")
-        if not isinstance(build, dict) or "context" not in build:
-            continue
-        context = Path(str(build["context"]))
-        dockerfile = context / str(build.get("dockerfile") or "Dockerfile")
-        ids: list[str] = []
-        if dockerfile.is_file():
-            needed = dockerfile_images(dockerfile.read_text(encoding="utf-8")).all
-            _, missing = await anyio.to_thread.run_sync(
-                functools.partial(make_available, needed, client=backend.client)
-            )
-            if missing:
-                raise SetupError(
-                    f"service {name!r} builds from image(s) {', '.join(missing)}, which are not "
-                    "on this machine, and no registry answers",
-                    where=str(dockerfile),
-                    fix=how_to_get(missing),
-                )
-            found = [await anyio.to_thread.run_sync(image_id, backend.client, i) for i in needed]
-            ids = [i or "" for i in found]
+        if isinstance(build, dict) and "context" in build:
+            contexts[name] = Path(str(build["context"]))
+            dockerfile = contexts[name] / str(build.get("dockerfile") or "Dockerfile")
+            if dockerfile.is_file():
+                text = dockerfile.read_text(encoding="utf-8")
+                needed[name] = list(dockerfile_images(text).all)
+        elif isinstance(service.get("image"), str):
+            image = str(service["image"])
+            if not image.startswith(f"{ENV_IMAGE_REPO}/"):  # ${MAIN_IMAGE_NAME}: built here
+                needed[name] = [image]
+    wanted = [image for images in needed.values() for image in images]
+    _, missing = await anyio.to_thread.run_sync(
+        functools.partial(make_available, wanted, client=backend.client)
+    )
+    if missing:
+        users = {
+            image: [
+                name for name, images in needed.items() if image in map(normalise_image, images)
+            ]
+            for image in missing
+        }
+        listing = "; ".join(f"{image} (service {', '.join(users[image])})" for image in missing)
+        raise SetupError(
+            f"image(s) this compose project needs are not on this machine, and no registry "
+            f"answers: {listing}",
+            where=where,
+            fix=how_to_get(missing),
+        )
+    names: dict[str, str] = {}
+    for name, context in contexts.items():
+        found = [
+            await anyio.to_thread.run_sync(image_id, backend.client, image)
+            for image in needed.get(name, [])
+        ]
         content = await anyio.to_thread.run_sync(environment_hash, context)
-        names[name] = f"{repository}-{sanitise_name(name)}:{build_key(content, ids)[:12]}"
+        key = build_key(content, [i or "" for i in found])
+        names[name] = f"{repository}-{sanitise_name(name)}:{key[:12]}"
     return names
 
 
