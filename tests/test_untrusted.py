@@ -222,7 +222,7 @@ def test_timeout_kills_the_program_and_its_children() -> None:
     )
     start = time.monotonic()
     res = kit.run_untrusted(["/bin/sh", "-c", script], scratch=scratch, timeout=1.0, locked=[])
-    assert time.monotonic() - start < 15
+    assert time.monotonic() - start < 120  # not the 300 s of the script
     assert res.timed_out
     assert res.returncode == -9
     assert not res.ok

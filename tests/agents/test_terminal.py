@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from _atif_check import check_trajectory
 from _fake_openai import FakeOpenAI, Reply, call, finish, serve
@@ -105,15 +106,24 @@ async def sandbox(request: pytest.FixtureRequest, game_env: Path) -> AsyncIterat
         await box.destroy()
 
 
+async def read_until(terminal: Terminal, *wanted: str, timeout: float = 60) -> str:
+    """Read until one of ``wanted`` has appeared (output may arrive in pieces)."""
+    text = ""
+    with anyio.fail_after(timeout):
+        while not any(w in text for w in wanted):
+            text += await terminal.read(timeout=1.0)
+    return text
+
+
 async def play(terminal: Terminal) -> str:
     """Binary search through the game's prompts; returns everything read."""
-    transcript = await terminal.read(timeout=5)
+    transcript = await read_until(terminal, "guess>")
     low, high = 1, 100
     while "correct" not in transcript:
         assert "guess>" in transcript.splitlines()[-1], transcript
         guess = (low + high) // 2
         await terminal.send(f"{guess}\n")
-        reply = await terminal.read(timeout=5)
+        reply = await read_until(terminal, "guess>", "correct")
         transcript += reply
         if "higher" in reply:
             low = guess + 1
@@ -129,11 +139,9 @@ async def test_terminal_plays_an_interactive_game(sandbox: ManagedSandbox) -> No
     async with await view.terminal(["game"], rows=10, cols=60) as terminal:
         transcript = await play(terminal)
         assert "correct after" in transcript
-        for _ in range(50):
-            if terminal.closed:
-                break
-            await terminal.read(timeout=0.1)
-        assert terminal.closed  # the program exited: the session ended
+        with anyio.fail_after(60):  # the program exited: the session ends
+            while not terminal.closed:
+                await terminal.read(timeout=0.1)
         assert b"Guess my number" in terminal.raw
         assert terminal.screen().splitlines()[-1].startswith("correct after")
         with pytest.raises(SandboxUnavailableError):
@@ -146,22 +154,29 @@ async def test_shell_terminal_user_resize_and_close_kills_its_processes(
     sandbox: ManagedSandbox,
 ) -> None:
     terminal = await sandbox.agent_view().terminal(env={"GREETING": "hi-there"})
-    await terminal.read(timeout=3)
-    await terminal.send("whoami; echo $GREETING; stty size\n")
-    output = await terminal.read(timeout=3)
+    await terminal.send("whoami; echo $GREETING; stty size; echo done-$((1+1))\n")
+    output = await read_until(terminal, "done-2")
     assert "player" in output
     assert "hi-there" in output
     assert "24 80" in output
     await terminal.resize(30, 100)
-    await terminal.send("stty size; sleep 600 &\n")
-    assert "30 100" in await terminal.read(timeout=3)
+    await terminal.send("stty size; sleep 600 & echo started-$((2+1))\n")
+    assert "30 100" in await read_until(terminal, "started-3")
+    assert "sleep 600" in await processes(sandbox)  # the background job runs
     await terminal.close()
     await terminal.close()  # twice is fine
     assert terminal.closed
-    left = await sandbox.exec("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '")
-    assert "sleep 600" not in left.stdout_text
+    with anyio.fail_after(60):  # closing the session ends its processes
+        while "sleep 600" in await processes(sandbox):
+            await anyio.sleep(0.1)
     with pytest.raises(ExecError, match="could not start"):
         await sandbox.agent_view().terminal(cwd="/no/such/dir")
+
+
+async def processes(sandbox: ManagedSandbox) -> str:
+    """The command lines of every process in the sandbox."""
+    result = await sandbox.exec("cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '", timeout=60)
+    return result.stdout_text
 
 
 def game_task(root: Path) -> Path:

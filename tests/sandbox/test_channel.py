@@ -91,12 +91,23 @@ def helper() -> Iterator[_Helper]:
     running.close()
 
 
-def test_helper_runs_commands_concurrently_and_keeps_streams_apart(helper: _Helper) -> None:
-    started = time.monotonic()
+def barrier(directory: str, number: int, count: int) -> str:
+    """A shell snippet that returns once ``count`` commands have reached it (or fails
+    after 120 s): run sequentially, the first of them would never get past it."""
+    return (
+        f"touch {directory}/{number}; i=0; "
+        f"while set -- {directory}/*; [ $# -lt {count} ]; do "
+        f"i=$((i+1)); [ $i -gt 600 ] && exit 9; sleep 0.2; done"
+    )
+
+
+def test_helper_runs_commands_concurrently_and_keeps_streams_apart(
+    helper: _Helper, tmp_path: Path
+) -> None:
     for call_id in range(1, 65):
-        helper.start(call_id, ["sh", "-c", f"sleep 0.3; echo out{call_id}; echo err{call_id} >&2"])
+        wait = barrier(str(tmp_path), call_id, 64)
+        helper.start(call_id, ["sh", "-c", f"{wait}; echo out{call_id}; echo err{call_id} >&2"])
     calls = helper.collect(64)
-    assert time.monotonic() - started < 10  # 64 x 0.3 s sequentially would be 19 s
     for call_id in range(1, 65):
         assert calls[call_id]["out"] == f"out{call_id}\n".encode()
         assert calls[call_id]["err"] == f"err{call_id}\n".encode()
@@ -130,20 +141,25 @@ def test_helper_timeout_kills_the_process_group(helper: _Helper, tmp_path: Path)
     assert calls[1]["exit"]["timed_out"]
     assert calls[1]["exit"]["code"] == 137
     background = int(marker.read_text())
-    time.sleep(0.2)
-    try:  # gone, or a zombie nobody reaped yet (the host's subreaper may be slow)
-        state = Path(f"/proc/{background}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except FileNotFoundError:
-        state = "gone"
-    assert state in {"gone", "Z"}
+
+    def state() -> str:  # gone, or a zombie nobody reaped yet (the host's subreaper may be slow)
+        try:
+            return Path(f"/proc/{background}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return "gone"
+
+    deadline = time.monotonic() + 60
+    while state() not in {"gone", "Z"} and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert state() in {"gone", "Z"}
 
 
 def test_helper_does_not_wait_forever_for_background_output(helper: _Helper) -> None:
     started = time.monotonic()
-    helper.start(1, ["sh", "-c", "sleep 30 & echo started"])
+    helper.start(1, ["sh", "-c", "sleep 300 & echo started"])
     calls = helper.collect(1)
     assert calls[1]["out"] == b"started\n"
-    assert time.monotonic() - started < 5
+    assert time.monotonic() - started < 120  # not the 300 s of the background sleep
 
 
 # -- Docker ----------------------------------------------------------------------------------
@@ -210,20 +226,39 @@ async def test_64_concurrent_execs(sandbox: DockerSandbox) -> None:
     results: dict[int, Any] = {}
 
     async def one(number: int) -> None:
+        wait = barrier("/tmp/barrier", number, 64)
         results[number] = await sandbox.agent_view().exec(
-            f"sleep 0.5; echo out{number}; echo err{number} >&2", timeout=60
+            f"{wait}; echo out{number}; echo err{number} >&2", timeout=180
         )
 
-    started = time.monotonic()
+    await sandbox.exec("mkdir -p -m 1777 /tmp/barrier", timeout=60)
     async with anyio.create_task_group() as group:
         for number in range(64):
             group.start_soon(one, number)
-    assert time.monotonic() - started < 15
     for number in range(64):
         assert results[number].ok
         assert results[number].stdout == f"out{number}\n".encode()
         assert results[number].stderr == f"err{number}\n".encode()
     assert _channels(sandbox).available is True
+
+
+@pytest.mark.docker
+@pytest.mark.anyio
+async def test_a_quiet_command_outlasts_the_api_timeout(tmp_path: Path) -> None:
+    """A command with no output for longer than one Engine API read keeps its channel."""
+    backend = DockerBackend(settings=DockerSettings(api_timeout_sec=2.0))
+    task = _task(tmp_path, CONFORMANCE_PYTHON_DOCKERFILE)
+    image = await backend.prepare(task)
+    sandbox = await backend.start(SandboxSpec(image=image, task=task, run_id=RUN_ID))
+    try:
+        assert (await sandbox.exec("true", timeout=30)).ok
+        assert _channels(sandbox).available is True
+        result = await sandbox.exec("sleep 6; echo done", timeout=60)
+        assert result.stdout == b"done\n"
+        assert _channels(sandbox).restarts == 0
+    finally:
+        with anyio.CancelScope(shield=True):
+            await sandbox.destroy()
 
 
 @pytest.mark.docker
@@ -245,7 +280,7 @@ async def test_timeout_kills_process_group_through_channel(sandbox: DockerSandbo
     assert result.timed_out
     assert result.exit_code == 137
     assert result.stdout == b""
-    assert result.duration_sec < 5
+    assert result.duration_sec < 120  # not the 302 s of the command
     left = await sandbox.exec("cat /proc/[0-9]*/cmdline | tr '\\0' ' '", timeout=30)
     assert b"sleep 301" not in left.stdout
     assert b"sleep 302" not in left.stdout
@@ -261,18 +296,20 @@ async def test_killed_helper_fails_the_call_clearly_and_restarts(sandbox: Docker
 
     async def in_flight() -> None:
         try:
-            await sandbox.exec("sleep 30", timeout=60)
+            await sandbox.exec("touch /tmp/in-flight; sleep 300", timeout=600)
         except ChannelBrokenError as error:
             outcome.append(error)
 
     started = time.monotonic()
     async with anyio.create_task_group() as group:
         group.start_soon(in_flight)
-        await anyio.sleep(0.5)
+        with anyio.fail_after(60):  # the call is running in the helper
+            while not (await sandbox.exec("test -e /tmp/in-flight", timeout=30)).ok:
+                await anyio.sleep(0.05)
         api = sandbox._backend.client.api
         kill = api.exec_create(sandbox.id, ["kill", "-KILL", pid])
         await anyio.to_thread.run_sync(api.exec_start, kill["Id"])
-    assert time.monotonic() - started < 10, "the in-flight call hung"
+    assert time.monotonic() - started < 120, "the in-flight call hung (it sleeps 300 s)"
     [error] = outcome
     assert "helper stopped" in str(error)
     again = await sandbox.exec("echo back", timeout=30)

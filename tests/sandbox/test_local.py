@@ -100,6 +100,11 @@ async def sh(target: LocalSandbox, command: str, **kwargs: object) -> str:
     return result.stdout_text.strip()
 
 
+async def processes(target: LocalSandbox) -> str:
+    """The command lines of every process in the sandbox."""
+    return await sh(target, "cat /proc/[0-9]*/cmdline 2>/dev/null | tr '\\0' ' '")
+
+
 # -- what an agent cannot see ---------------------------------------------------------------------
 
 
@@ -530,10 +535,14 @@ async def test_terminal_session(sandbox: LocalSandbox) -> None:
         with anyio.fail_after(20):
             while "42 agent" not in text:
                 text += await terminal.read(timeout=1.0)
-        await terminal.send("sleep 555 &\n")
-        await terminal.read(timeout=0.5)
-    await anyio.sleep(0.3)
-    assert "sleep 555" not in await sh(sandbox, "cat /proc/[0-9]*/cmdline | tr '\\0' ' '")
+        await terminal.send("sleep 555 & echo started-$((1+1))\n")
+        with anyio.fail_after(20):
+            while "started-2" not in text:
+                text += await terminal.read(timeout=1.0)
+        assert "sleep 555" in await processes(sandbox)  # the background job runs
+    with anyio.fail_after(20):  # closing the session ends it
+        while "sleep 555" in await processes(sandbox):
+            await anyio.sleep(0.1)
 
 
 # -- host checks and backend selection --------------------------------------------------------

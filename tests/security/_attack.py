@@ -172,6 +172,12 @@ class AttackAgent:
         }[how]
         await self.sh(turn, launch)
 
+    async def wait_for_file(self, turn: lhtb.Turn, path: str, timeout: float = 60) -> None:
+        """Wait until ``path`` exists (a background process wrote its marker)."""
+        with anyio.fail_after(timeout):
+            while not (await turn.sandbox.exec(["test", "-e", path], timeout=60)).ok:
+                await anyio.sleep(0.05)
+
     async def run(self, turn: lhtb.Turn) -> None:
         self.feedback.append(turn.feedback)
         if turn.feedback:

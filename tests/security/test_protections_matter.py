@@ -16,7 +16,14 @@ from lhtb.sandbox._docker_sandbox import DockerSandbox
 from ._attack import MARK, SECRET, AttackAgent, task_for
 from .conftest import make_backend
 from .test_artifacts import LinkToVerifierFile
-from .test_timing import IgnoresCancellation, LateWriter
+from .test_timing import (
+    ARMED,
+    LATE_BUDGET,
+    SPOIL_AFTER_DEADLINE_SEC,
+    VERIFY_SLEEP,
+    IgnoresCancellation,
+    LateWriter,
+)
 
 pytestmark = [pytest.mark.anyio, pytest.mark.docker]
 
@@ -43,8 +50,10 @@ async def test_without_freeze_a_late_writer_spoils_the_final_verification(
 
     monkeypatch.setattr(DockerSandbox, "freeze", no_op)
     monkeypatch.setattr(DockerSandbox, "thaw", no_op)
-    task = task_for(attack_task, "shared", verify_sleep=1.5)
-    episode = await _run(task, LateWriter(), tmp_path, run_id, budget=4)
+    task = task_for(attack_task, "shared", verify_sleep=VERIFY_SLEEP)
+    agent = LateWriter()
+    episode = await _run(task, agent, tmp_path, run_id, budget=LATE_BUDGET)
+    assert agent.armed
     assert episode.reward is not None
     assert episode.reward < 1.0
 
@@ -63,9 +72,18 @@ class ShDefeatsInContainerFreeze(AttackAgent):
 
     answer = "42"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = False
+
     async def setup(self, turn: lhtb.Turn) -> None:
-        delay = turn.remaining_sec + 0.3
-        await self.spawn(turn, f"sleep {delay:.2f}; while :; do echo 0 > /app/answer.txt; done")
+        delay = turn.remaining_sec + SPOIL_AFTER_DEADLINE_SEC
+        await self.spawn(
+            turn,
+            f"touch {ARMED}; sleep {delay:.2f}; while :; do echo 0 > /app/answer.txt; done",
+        )
+        await self.wait_for_file(turn, ARMED)
+        self.armed = True
         await self.sh(turn, "cp /bin/dash /usr/lib/.real-dash")
         await turn.sandbox.write_file("/tmp/fake", FAKE_SH, mode=0o755)
         await turn.sandbox.exec(["/usr/lib/.real-dash", "-c", "mv -f /tmp/fake /bin/dash"])
@@ -77,10 +95,10 @@ async def test_host_side_freeze_survives_a_replaced_shell(
     attack_task: lhtb.Task, tmp_path: Path, run_id: str, host_freeze: bool
 ) -> None:
     backend = make_backend("docker", host_freeze=host_freeze)
-    task = task_for(attack_task, "shared", verify_sleep=1.5)
-    episode = await _run(
-        task, ShDefeatsInContainerFreeze(), tmp_path, run_id, budget=4, backend=backend
-    )
+    task = task_for(attack_task, "shared", verify_sleep=VERIFY_SLEEP)
+    agent = ShDefeatsInContainerFreeze()
+    episode = await _run(task, agent, tmp_path, run_id, budget=LATE_BUDGET, backend=backend)
+    assert agent.armed
     if host_freeze:
         assert episode.reward == 1.0  # the host stopped the writer before the tests ran
     else:

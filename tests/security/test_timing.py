@@ -69,15 +69,39 @@ async def test_stop_spam(
     )
 
 
+SPOIL_AFTER_DEADLINE_SEC = 3.0
+"""A late writer starts this long after the deadline: ample for the freeze, which follows
+the deadline within a fraction of a second even on a busy machine."""
+VERIFY_SLEEP = SPOIL_AFTER_DEADLINE_SEC + 5.0
+"""How long each verification is stretched, so that an unfrozen late writer surely spoils
+the answer before the tests read it (see test_protections_matter)."""
+LATE_BUDGET = 10.0
+ARMED = "/opt/atk/late-writer-armed"
+
+
 class LateWriter(AttackAgent):
     """Right answer, then a process that spoils it from just after the deadline on."""
 
     answer = "42"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.armed = False
+
     async def setup(self, turn: lhtb.Turn) -> None:
-        delay = turn.remaining_sec + 0.3
-        await self.spawn(turn, f"sleep {delay:.2f}; while :; do echo 0 > /app/answer.txt; done")
+        delay = turn.remaining_sec + SPOIL_AFTER_DEADLINE_SEC
+        await self.spawn(
+            turn,
+            f"touch {ARMED}; sleep {delay:.2f}; while :; do echo 0 > /app/answer.txt; done",
+        )
+        await self.wait_for_file(turn, ARMED)
+        self.armed = True  # the writer runs, and waits for the deadline
         await anyio.sleep(3600)
+
+
+def was_armed(episode: lhtb.Episode, agent: AttackAgent, mode: str) -> None:
+    del episode, mode
+    assert getattr(agent, "armed", False), "the late writer never started"
 
 
 async def test_processes_writing_after_the_budget(
@@ -91,8 +115,9 @@ async def test_processes_writing_after_the_budget(
         tmp_path,
         run_id,
         honest=1.0,
-        verify_sleep=1.5,
-        budget=4,
+        check=was_armed,
+        verify_sleep=VERIFY_SLEEP,
+        budget=LATE_BUDGET,
     )
 
 
@@ -125,24 +150,25 @@ class IgnoresCancellation(AttackAgent):
 def _ended_on_time(episode: lhtb.Episode, agent: AttackAgent, mode: str) -> None:
     del mode
     assert isinstance(agent, IgnoresCancellation)
+    assert agent.refused > 0  # it did keep trying after its turn
+    assert agent.late_writes == 0
     assert episode.turns[0].end is lhtb.episode.TurnEnd.DEADLINE
     assert "abandoned" in (episode.turns[0].error or "")
-    assert episode.timings.total_sec < 4 + AGENT_CANCEL_GRACE_SEC + 6
-    assert agent.late_writes == 0
 
 
 async def test_agent_ignoring_cancellation(
     backend: SandboxBackend, attack_task: lhtb.Task, tmp_path: Path, run_id: str
 ) -> None:
-    with anyio.fail_after(4 + AGENT_CANCEL_GRACE_SEC + 30):
-        await run_modes(
-            "ignore-cancellation",
-            backend,
-            attack_task,
-            IgnoresCancellation,
-            tmp_path,
-            run_id,
-            honest=1.0,
-            check=_ended_on_time,
-            budget=4,
-        )
+    """The episode ends although the agent does not (exact timings are proven on the fake
+    backend and virtual clock: tests/test_runner_fake.py)."""
+    await run_modes(
+        "ignore-cancellation",
+        backend,
+        attack_task,
+        IgnoresCancellation,
+        tmp_path,
+        run_id,
+        honest=1.0,
+        check=_ended_on_time,
+        budget=4,
+    )

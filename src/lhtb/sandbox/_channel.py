@@ -178,6 +178,10 @@ class ExecChannel:
             user="0",
         )
         self._response, reader, self._sock = _open_stream(self._api, created["Id"])
+        # The stream stays quiet while commands run without output: no read timeout (the
+        # Engine API's would break the channel after api_timeout_sec of silence). The
+        # channel ends on EOF, on close(), or when the container goes.
+        self._sock.settimeout(None)
         threading.Thread(target=self._read_loop, args=(reader,), daemon=True).start()
         threading.Thread(target=self._write_loop, daemon=True).start()
         self._outbox.put(source)
