@@ -105,6 +105,7 @@ async def test_fork_bomb(
         run_id,
         honest=1.0,
         max_passes=1,
+        budget=20,  # a starved sandbox can hold the turn to its deadline
         check=_record_is_sane,
         # shared: the verifier's own processes need a pid slot the bomb holds, so the
         # tests may not start at all (no reward: never a forged or leaked one)

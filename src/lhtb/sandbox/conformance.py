@@ -238,13 +238,12 @@ async def test_timeout_kills_process_group(conformance_sandbox: ManagedSandbox) 
     assert result.timed_out
     assert not result.ok
     assert b"never" not in result.stdout
-    assert result.duration_sec < 15
-    await anyio.sleep(0.5)
-    left = await conformance_sandbox.exec(
-        "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done", timeout=60
-    )
-    assert "sleep 301" not in left.stdout_text
-    assert "sleep 302" not in left.stdout_text
+    assert result.duration_sec < 120  # not the 302 s of the command
+    listing = "for p in /proc/[0-9]*; do tr '\\0' ' ' < $p/cmdline 2>/dev/null; echo; done"
+    with anyio.fail_after(60):  # the whole group goes (at once, or as the kill lands)
+        while "sleep 30" in (left := await _text(conformance_sandbox, listing)):
+            await anyio.sleep(0.1)
+    assert "sleep 301" not in left
     with pytest.raises(ExecError):
         await conformance_sandbox.exec("true", timeout=0)
 
