@@ -155,6 +155,19 @@ CASES = [
         ('`verifier.isolation = "shared"` disagrees', 'environment_mode = "separate"'),
     ),
     Case(
+        "live-not-shared",
+        "verifier.live",
+        7,
+        ("`verifier.live = true` needs the tests in the agent's sandbox", 'isolation = "shared"'),
+    ),
+    Case(
+        "live-with-continue",
+        "verifier.live",
+        8,
+        ("`agent.continue_until_timeout = true` would let", "Drop `live`"),
+    ),
+    Case("live-not-bool", "verifier.live", 4, ("live = true or live = false",)),
+    Case(
         "separate-without-artifacts",
         "verifier.environment_mode",
         9,

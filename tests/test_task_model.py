@@ -35,3 +35,21 @@ def test_max_passes_must_be_positive(passes: int) -> None:
 def test_subtask_weight_must_be_positive(weight: float) -> None:
     with pytest.raises(ValueError, match="weight"):
         SubtaskSpec(name="x", weight=weight)
+
+
+def _task(**verifier: object) -> lhtb.Task:
+    return lhtb.Task(name="t", instruction="Do it.", verifier=VerifierConfig(**verifier))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("verifier", "resumes", "live"),
+    [
+        ({}, False, True),  # Harbor: single-shot, tests in the agent's sandbox, nothing frozen
+        ({}, True, False),  # continue-until-timeout keeps the freeze guarantee
+        ({"isolation": lhtb.IsolationMode.SNAPSHOT}, False, False),
+        ({"live": False}, False, False),
+        ({"live": True}, False, True),
+    ],
+)
+def test_live_verification_defaults(verifier: dict[str, object], resumes: bool, live: bool) -> None:
+    assert lhtb.task.verifies_live(_task(**verifier), continue_until_timeout=resumes) is live

@@ -68,6 +68,7 @@ VERIFIER_KEYS = frozenset(
         "pass_threshold",
         "max_passes",
         "subtasks",
+        "live",
     }
 )
 SUBTASK_KEYS = frozenset({"name", "weight", "visibility", "description"})
@@ -149,9 +150,12 @@ def parse_task_toml(reader: Reader, data: Mapping[str, Any]) -> TaskToml:
         info=_info(root),
         metadata=_metadata(root),
         environment=parse_environment(_table(root, "environment", ENVIRONMENT_KEYS)),
-        agent=_agent(_table(root, "agent", AGENT_KEYS)),
+        agent=(agent := _agent(_table(root, "agent", AGENT_KEYS))),
         verifier=_verifier(
-            _table(root, "verifier", VERIFIER_KEYS), artifacts, check_artifacts=artifacts_valid
+            _table(root, "verifier", VERIFIER_KEYS),
+            artifacts,
+            agent,
+            check_artifacts=artifacts_valid,
         ),
         solution=SolutionConfig(env=_table(root, "solution", SOLUTION_KEYS).env("env")),
     )
@@ -283,7 +287,11 @@ def _agent(section: Section) -> AgentConfig:
 
 
 def _verifier(
-    section: Section, artifacts: tuple[Artifact, ...], *, check_artifacts: bool
+    section: Section,
+    artifacts: tuple[Artifact, ...],
+    agent: AgentConfig,
+    *,
+    check_artifacts: bool,
 ) -> VerifierConfig:
     kwargs: dict[str, Any] = {
         "timeout_sec": section.number("timeout_sec", None, unit=" of seconds"),
@@ -297,6 +305,7 @@ def _verifier(
     if environment is not None:
         kwargs["environment"] = parse_environment(environment)
     kwargs["isolation"] = _isolation(section, artifacts, check_artifacts=check_artifacts)
+    kwargs["live"] = _live(section, kwargs["isolation"], agent)
     return VerifierConfig(**{key: value for key, value in kwargs.items() if value is not None})
 
 
@@ -329,6 +338,31 @@ def _isolation(
             "agent filesystem",
         )
     return isolation
+
+
+def _live(section: Section, isolation: IsolationMode, agent: AgentConfig) -> bool | None:
+    if not section.has("live"):
+        return None
+    live = section.boolean("live", False)
+    if not live:
+        return live
+    if isolation is not IsolationMode.SHARED:
+        section.fail(
+            "live",
+            f"`verifier.live = true` needs the tests in the agent's sandbox, but the isolation "
+            f'is "{isolation}"',
+            'Set isolation = "shared" (the tests then run beside the agent\'s live processes), '
+            "or drop `live`",
+        )
+    elif agent.continue_until_timeout:
+        section.fail(
+            "live",
+            "`verifier.live = true` with `agent.continue_until_timeout = true` would let the "
+            "agent's running processes watch interim verifier passes and use what they saw "
+            "in the next turn",
+            "Drop `live` (passes then freeze the agent's processes), or make the task single-shot",
+        )
+    return live
 
 
 def _subtasks(section: Section) -> tuple[SubtaskSpec, ...]:

@@ -25,7 +25,7 @@ from lhtb.loader import load_task
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.task import Task
-from lhtb.verifier import Verifier, kept_archives
+from lhtb.verifier import Verifier, kept_archives, prepare_verifier_image
 
 __all__ = ["Regrade", "Spread", "other_seeds", "read_episode", "regrade"]
 
@@ -162,8 +162,17 @@ async def regrade(
     passes = []
     try:
         image = await sandbox_backend.prepare(graded)
+        verifier_image = await prepare_verifier_image(sandbox_backend, graded)
         for seed in chosen:
-            verifier = Verifier(graded, sandbox_backend, image, run_id, directory, seed=seed)
+            verifier = Verifier(
+                graded,
+                sandbox_backend,
+                image,
+                run_id,
+                directory,
+                seed=seed,
+                verifier_image=verifier_image,
+            )
             name = f"regrade-{uuid.uuid4().hex[:6]}-seed-{seed}"
             passes.append(await verifier.regrade(archives, name))
     finally:

@@ -127,6 +127,8 @@ class EpisodeConfig:
     category: str | None = None
     seed: int | None = None
     task_path: str | None = None
+    live_verification: bool = False
+    """The agent's processes kept running while the tests ran (``[verifier].live``)."""
 
     @property
     def comparable(self) -> bool:

@@ -37,6 +37,7 @@ from lhtb._agent_forms import AgentRecipe, agent_model, normalise_agent
 from lhtb._events import EventLog
 from lhtb._failures import classify
 from lhtb._seeds import check_seed, random_seed
+from lhtb._solution import stage_solution, uses_solution
 from lhtb._turn_gate import GatedSandbox
 from lhtb.agent import Agent, AgentLike, Turn
 from lhtb.episode import (
@@ -54,9 +55,9 @@ from lhtb.errors import AgentBuildError, LhtbError, SandboxError, SandboxUnavail
 from lhtb.feedback import rejection_message
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.sandbox.registry import resolve_backend
-from lhtb.task import ContinueMode, Task
+from lhtb.task import ContinueMode, IsolationMode, Task, verifies_live
 from lhtb.usage import UsageRecorder
-from lhtb.verifier import DEFAULT_KEEP_INPUTS_BYTES, Verifier
+from lhtb.verifier import DEFAULT_KEEP_INPUTS_BYTES, Verifier, prepare_verifier_image
 
 __all__ = [
     "AGENT_CANCEL_GRACE_SEC",
@@ -206,17 +207,24 @@ async def run_episode(
     episode_id = uuid.uuid4().hex[:12]
     directory = Path(output_dir or Path("runs") / f"{task.name.replace('/', '__')}-{episode_id}")
     directory.mkdir(parents=True, exist_ok=True)
+    resumes = (
+        task.agent.continue_until_timeout
+        if continue_until_timeout is None
+        else continue_until_timeout
+    )
+    if resumes and task.verifier.live and task.verifier.isolation is IsolationMode.SHARED:
+        raise LhtbError(
+            f"task {task.name!r} verifies live in the agent's sandbox, which a "
+            "continue-until-timeout episode cannot do safely",
+            fix="run it single-shot (continue_until_timeout=False), or drop [verifier].live",
+        )
     config = EpisodeConfig(
         task_name=task.name,
         task_checksum=task.checksum,
         agent=recipe.name,
         budget_sec=budget_sec,
         task_budget_sec=task.agent.timeout_sec,
-        continue_until_timeout=(
-            task.agent.continue_until_timeout
-            if continue_until_timeout is None
-            else continue_until_timeout
-        ),
+        continue_until_timeout=resumes,
         continue_mode=mode,
         feedback=resolve_feedback(feedback),
         isolation=task.verifier.isolation,
@@ -228,6 +236,7 @@ async def run_episode(
         category=task.category,
         seed=grading_seed,
         task_path=str(task.path.resolve()) if task.path is not None else None,
+        live_verification=verifies_live(task, continue_until_timeout=resumes),
     )
     state = _Episode(
         id=episode_id,
@@ -390,6 +399,7 @@ class _Runner:
             run_id=self.run_id,
             network=self.task.environment.allow_internet,
         )
+        verifier_image = await prepare_verifier_image(self.backend, self.task)
         self.sandbox = await self.backend.start(spec)
         self.view = GatedSandbox(self.sandbox.agent_view())
         self.state.provision_sec = time.monotonic() - clock
@@ -407,6 +417,8 @@ class _Runner:
             self.state.directory,
             seed=self.state.config.seed,
             keep_inputs_bytes=self.keep_inputs_bytes,
+            verifier_image=verifier_image,
+            live=self.state.config.live_verification,
         )
 
     async def _loop(self, verifier: Verifier) -> None:
@@ -549,7 +561,11 @@ class _Runner:
         async def body() -> None:
             agent = self.agent if self.agent is not None else self.next_agent
             self.next_agent = None
-            await (agent if agent is not None else self._build()).run(turn)
+            agent = agent if agent is not None else self._build()
+            if uses_solution(agent) and self.task.solution_dir is not None:
+                assert self.sandbox is not None
+                await stage_solution(self.sandbox, self.task.solution_dir)
+            await agent.run(turn)
 
         # Its own task, so that an agent swallowing cancellation cannot hold the episode.
         task = asyncio.ensure_future(body())

@@ -34,6 +34,7 @@ __all__ = [
     "VerifierConfig",
     "Visibility",
     "resolve_env",
+    "verifies_live",
 ]
 
 DEFAULT_PASS_THRESHOLD = 0.95
@@ -169,6 +170,9 @@ class VerifierConfig:
     max_passes: int | None = attrs.field(default=None, validator=_passes)
     environment: EnvironmentConfig | None = None
     subtasks: tuple[SubtaskSpec, ...] = ()
+    live: bool | None = None
+    """Whether the agent's processes keep running while the tests run (``None``: the
+    default, see :func:`verifies_live`)."""
 
 
 @attrs.frozen
@@ -258,3 +262,21 @@ def resolve_env(
             "with ${VAR:-default}",
         )
     return resolved
+
+
+def verifies_live(task: Task, *, continue_until_timeout: bool | None = None) -> bool:
+    """Whether ``task``'s verifier passes leave the agent's processes running.
+
+    ``[verifier].live`` when given; otherwise live exactly when the tests run in
+    the agent's sandbox (``shared``) and the episode is single-shot, as in Harbor.
+    Continue-until-timeout episodes keep every process frozen during each pass.
+    ``continue_until_timeout`` overrides the task's setting (as ``run_episode`` does).
+    """
+    if task.verifier.live is not None:
+        return task.verifier.live
+    resumes = (
+        task.agent.continue_until_timeout
+        if continue_until_timeout is None
+        else continue_until_timeout
+    )
+    return task.verifier.isolation is IsolationMode.SHARED and not resumes

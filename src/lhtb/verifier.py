@@ -3,13 +3,17 @@
 A pass always starts by freezing the agent sandbox. Then, by isolation mode:
 
 * ``separate``: export the declared artifacts, start a fresh verifier sandbox
-  from the pristine task image, import them, run the tests there, destroy it;
+  from the pristine task image (or from ``tests/Dockerfile``, which brings the
+  tests with it, as in Harbor), import them, run the tests there, destroy it;
 * ``snapshot``: commit the frozen agent sandbox, run the tests in a fresh
   sandbox started from that snapshot, destroy it and the snapshot;
 * ``shared``: wipe ``/logs/verifier``, copy the tests in, run them in the frozen
   agent sandbox, then remove the tests and the logs.
 
-The agent is thawed afterwards unless the pass is the final one. Test output,
+The agent is thawed afterwards unless the pass is the final one. A ``live``
+pass (Harbor's behaviour, ``shared`` only) freezes nothing: the agent's
+services keep answering while the tests run, and the tests, their logs and
+scratch are made private to the verifier's user instead. Test output,
 logs and the scorecard land on the host, one folder per pass, never in the
 agent's sandbox. The tests get a private scratch directory as ``TMPDIR``
 (``pytest-of-*`` and friends land there), created fresh and removed with the
@@ -47,7 +51,16 @@ from lhtb.scoring import Scorecard, check_declared, read_scorecard
 from lhtb.task import IsolationMode, Task, resolve_env
 from lhtb.verifier_kit import KIT_PATH
 
-__all__ = ["DEFAULT_KEEP_INPUTS_BYTES", "INPUTS_DIR", "Verifier", "confine", "kept_archives"]
+__all__ = [
+    "DEFAULT_KEEP_INPUTS_BYTES",
+    "INPUTS_DIR",
+    "Verifier",
+    "confine",
+    "kept_archives",
+    "prepare_verifier_image",
+    "verifier_recipe",
+    "verifier_task",
+]
 
 log = get_logger(__name__)
 
@@ -55,12 +68,24 @@ TESTS_DIR = "/tests"
 LOGS_DIR = "/logs/verifier"
 SCRATCH_DIR = "/tmp/lhtb-verifier"
 """The tests' ``TMPDIR``: fresh for each pass, removed with the tests."""
-_RESET = (
-    f"rm -rf {TESTS_DIR} {LOGS_DIR} {SCRATCH_DIR}; "
+_PREPARE_LOGS = (
     "if [ -L /logs ] || { [ -e /logs ] && [ ! -d /logs ]; }; then rm -f /logs; fi; "
     f"mkdir -p {LOGS_DIR} {SCRATCH_DIR} && chmod 777 {LOGS_DIR} && chmod 1777 {SCRATCH_DIR}"
 )
+_RESET = f"rm -rf {TESTS_DIR} {LOGS_DIR} {SCRATCH_DIR}; {_PREPARE_LOGS}"
+_RESET_KEEPING_TESTS = f"rm -rf {LOGS_DIR} {SCRATCH_DIR}; {_PREPARE_LOGS}"
+"""A verifier image built from ``tests/Dockerfile`` brings its own ``/tests``."""
 _REMOVE = f"rm -rf {TESTS_DIR} {LOGS_DIR} {SCRATCH_DIR}"
+_LIVE_RESET = (
+    f"rm -rf {TESTS_DIR} {LOGS_DIR} {SCRATCH_DIR}; "
+    "if [ -L /logs ] || { [ -e /logs ] && [ ! -d /logs ]; }; then rm -f /logs; fi; "
+    f"mkdir -p /logs && mkdir -m 700 {LOGS_DIR} {SCRATCH_DIR} && "
+    f'chown "$1" {LOGS_DIR} {SCRATCH_DIR}'
+)
+_LIVE_LOCK = f'chown -R "$1" {TESTS_DIR} && chmod 700 {TESTS_DIR}'
+"""Live passes: the agent's processes are running, so the tests (copied in with
+owner-only modes), their logs and scratch belong to the verifier's user alone from
+the moment they exist; an unprivileged agent can neither read nor write any of it."""
 _SETUP_TIMEOUT_SEC = 120.0
 INPUTS_DIR = "final-inputs"
 """Where the last pass's graded artifacts are kept, in the episode directory."""
@@ -90,6 +115,13 @@ class Verifier:
     seed: int
     keep_inputs_bytes: int = DEFAULT_KEEP_INPUTS_BYTES
     _kept: KeptInputs | None = attrs.field(default=None, init=False)
+    verifier_image: str | None = None
+    """The separate verifier's own image, built from ``tests/Dockerfile`` (see
+    :func:`prepare_verifier_image`); the tests then come from that image."""
+    live: bool = False
+    """Leave the agent's processes running during passes (``shared`` only, see
+    :func:`lhtb.task.verifies_live`); the tests and their logs are then made
+    private to the verifier's user instead."""
 
     async def run_pass(self, sandbox: ManagedSandbox, number: int, *, final: bool) -> VerifierPass:
         """Freeze ``sandbox``, verify its state, and thaw it unless ``final``.
@@ -103,11 +135,12 @@ class Verifier:
         started_at = datetime.now(UTC)
         clock = time.monotonic()
         self._kept = None
-        await sandbox.freeze()
+        if not self.live:
+            await sandbox.freeze()
         try:
             result = await self._verify(sandbox, log_dir)
         finally:
-            if not final:
+            if not final and not self.live:
                 await sandbox.thaw()
         return self._record(result, number, started_at, clock, log_dir, final=final)
 
@@ -119,8 +152,10 @@ class Verifier:
         log_dir = self._log_dir(name)
         started_at = datetime.now(UTC)
         clock = time.monotonic()
-        spec = SandboxSpec(image=self.image, task=self.task, run_id=self.run_id)
-        result = await self._in_fresh_sandbox(spec, log_dir, artifacts=list(archives))
+        spec, bundled = self._verifier_spec()
+        result = await self._in_fresh_sandbox(
+            spec, log_dir, artifacts=list(archives), bundled=bundled
+        )
         return self._record(result, 0, started_at, clock, log_dir, final=True)
 
     def _log_dir(self, name: str) -> Path:
@@ -200,8 +235,15 @@ class Verifier:
             self._keep(None, "the artifacts were refused")
             return _refused(f"artifacts refused: {exc}")
         self._keep(artifacts)
-        spec = SandboxSpec(image=self.image, task=self.task, run_id=self.run_id)
-        return await self._in_fresh_sandbox(spec, log_dir, artifacts=artifacts)
+        spec, bundled = self._verifier_spec()
+        return await self._in_fresh_sandbox(spec, log_dir, artifacts=artifacts, bundled=bundled)
+
+    def _verifier_spec(self) -> tuple[SandboxSpec, bool]:
+        """The separate verifier's sandbox, and whether its image brings the tests."""
+        if self.verifier_image is not None:
+            task = verifier_task(self.task)
+            return SandboxSpec(image=self.verifier_image, task=task, run_id=self.run_id), True
+        return SandboxSpec(image=self.image, task=self.task, run_id=self.run_id), False
 
     async def _export_artifacts(self, sandbox: ManagedSandbox) -> list[bytes]:
         archives = []
@@ -218,7 +260,12 @@ class Verifier:
         return archives
 
     async def _in_fresh_sandbox(
-        self, spec: SandboxSpec, log_dir: Path, *, artifacts: list[bytes] | None
+        self,
+        spec: SandboxSpec,
+        log_dir: Path,
+        *,
+        artifacts: list[bytes] | None,
+        bundled: bool = False,
     ) -> _Result:
         verifier_spec = attrs.evolve(
             spec, role="verifier", network=self.task.environment.allow_internet
@@ -230,26 +277,48 @@ class Verifier:
                     await fresh.import_(archive, dest="/")
                 except ArchiveError as exc:
                     return _refused(f"artifacts refused: {exc}")
-            return await self._run_tests(fresh, log_dir)
+            return await self._run_tests(fresh, log_dir, bundled=bundled)
         finally:
             await fresh.destroy()
 
-    async def _run_tests(self, sandbox: ManagedSandbox, log_dir: Path) -> _Result:
+    async def _run_tests(
+        self, sandbox: ManagedSandbox, log_dir: Path, *, bundled: bool = False
+    ) -> _Result:
+        """Run ``test.sh``: copied in from ``tests/``, or already in the image when ``bundled``."""
         task = self.task
         if task.tests_dir is None:
             return PassOutcome.ERROR, None, "the task has no tests directory", None
-        reset = await sandbox.exec(_RESET, timeout=_SETUP_TIMEOUT_SEC, user="root")
+        user = task.verifier.user if task.verifier.user is not None else "root"
+        if self.live:
+            reset = await sandbox.exec(
+                ["sh", "-c", _LIVE_RESET, "reset", str(user)],
+                timeout=_SETUP_TIMEOUT_SEC,
+                user="root",
+            )
+        else:
+            reset = await sandbox.exec(
+                _RESET_KEEPING_TESTS if bundled else _RESET, timeout=_SETUP_TIMEOUT_SEC, user="root"
+            )
         if not reset.ok:
             detail = reset.stderr_text.strip()[-300:]
             return PassOutcome.ERROR, None, f"could not prepare {LOGS_DIR}: {detail}", None
-        extra = {"lhtb_scorecard.py": KIT_PATH}
-        await sandbox.import_(pack_directory(task.tests_dir, TESTS_DIR, extra=extra), dest="/")
+        if not bundled:
+            extra = {"lhtb_scorecard.py": KIT_PATH}
+            archive = pack_directory(task.tests_dir, TESTS_DIR, extra=extra)
+            await sandbox.import_(owner_only(archive) if self.live else archive, dest="/")
+        if self.live:
+            locked = await sandbox.exec(
+                ["sh", "-c", _LIVE_LOCK, "lock", str(user)], timeout=_SETUP_TIMEOUT_SEC, user="root"
+            )
+            if not locked.ok:
+                detail = locked.stderr_text.strip()[-300:]
+                return PassOutcome.ERROR, None, f"could not make the tests private: {detail}", None
         result = await sandbox.exec(
             ["sh", "-c", f"chmod +x {TESTS_DIR}/test.sh && exec {TESTS_DIR}/test.sh"],
             timeout=task.verifier.timeout_sec,
             cwd=task.environment.workdir,
             env=self._env(),
-            user=task.verifier.user if task.verifier.user is not None else "root",
+            user=user,
         )
         (log_dir / "test-stdout.txt").write_bytes(result.stdout)
         (log_dir / "test-stderr.txt").write_bytes(result.stderr)
@@ -285,9 +354,58 @@ def kept_archives(episode_dir: Path, kept: KeptInputs) -> list[bytes]:
     return [path.read_bytes() for path in sorted((episode_dir / kept.path).glob("artifact-*.tar"))]
 
 
+def verifier_recipe(task: Task) -> Path | None:
+    """``tests/Dockerfile`` when it builds the verifier's image (``separate`` isolation only,
+    as in Harbor); ``None`` when the verifier starts from the task's image."""
+    if task.verifier.isolation is not IsolationMode.SEPARATE or task.tests_dir is None:
+        return None
+    recipe = task.tests_dir / "Dockerfile"
+    return recipe if recipe.is_file() else None
+
+
+def verifier_task(task: Task) -> Task:
+    """``task`` as its verifier sandbox sees it when ``tests/`` is the image's recipe.
+
+    The environment is ``[verifier.environment]`` when given, else the task's, built
+    from ``tests/``, without the task's healthcheck (that checks the agent's sandbox).
+    """
+    environment = task.verifier.environment or task.environment
+    return attrs.evolve(
+        task,
+        environment=attrs.evolve(environment, docker_image=None, healthcheck=None),
+        environment_dir=task.tests_dir,
+    )
+
+
+async def prepare_verifier_image(backend: SandboxBackend, task: Task) -> str | None:
+    """Build the separate verifier's image from ``tests/Dockerfile``, when the task has one.
+
+    Raises:
+        SandboxError: the build failed (as for the task's own image).
+    """
+    if verifier_recipe(task) is None:
+        return None
+    image = await backend.prepare(verifier_task(task))
+    log.info("verifier_image_ready", task=task.name, image=image)
+    return image
+
+
 def _refused(reason: str) -> _Result:
     log.warning("verifier_pass_refused", reason=reason)
     return PassOutcome.FAILED, None, reason, 0.0
+
+
+def owner_only(archive: bytes) -> bytes:
+    """``archive`` with every member's group and other permission bits cleared."""
+    out = io.BytesIO()
+    with (
+        tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as reader,
+        tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as writer,
+    ):
+        for info in reader:
+            info.mode &= 0o700
+            writer.addfile(info, reader.extractfile(info) if info.isreg() else None)
+    return out.getvalue()
 
 
 def confine(archive: bytes, source: str) -> bytes:

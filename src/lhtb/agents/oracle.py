@@ -4,20 +4,27 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lhtb._solution import SOLUTION_DIR
 from lhtb.agent import Turn
 from lhtb.errors import AgentLoadError
 from lhtb.task import Task, resolve_env
 
 __all__ = ["OracleAgent"]
 
-SOLUTION_DIR = "/solution"
 _LOG_TAIL = 4000
+_SOLVE = f"{SOLUTION_DIR}/solve.sh"
 
 
 class OracleAgent:
-    """Uploads ``solution/`` to ``/solution`` and runs ``solve.sh`` once."""
+    """Runs ``solve.sh`` once, as the task's agent user (as Harbor does).
+
+    The harness stages ``solution/`` at ``/solution`` as root before the turn
+    (``uses_solution``). Wrapped in another agent, the oracle copies it itself
+    when it finds nothing staged.
+    """
 
     name = "oracle"
+    uses_solution = True
 
     def __init__(self, task: Task) -> None:
         if task.solution_dir is None or not (task.solution_dir / "solve.sh").is_file():
@@ -30,18 +37,12 @@ class OracleAgent:
         self.solution_dir: Path = task.solution_dir
 
     async def run(self, turn: Turn) -> None:
-        """Upload the solution and run it under the remaining budget."""
-        for path in sorted(p for p in self.solution_dir.rglob("*") if p.is_file()):
-            target = f"{SOLUTION_DIR}/{path.relative_to(self.solution_dir).as_posix()}"
-            await turn.sandbox.write_file(
-                target, path.read_bytes(), mode=path.stat().st_mode & 0o777
-            )
+        """Run ``/solution/solve.sh`` under the remaining budget."""
+        staged = await turn.sandbox.exec(["test", "-x", _SOLVE], timeout=60)
+        if not staged.ok:
+            await self._upload(turn)
         env = {"DEBIAN_FRONTEND": "noninteractive", **resolve_env(self.task.solution.env)}
-        result = await turn.sandbox.exec(
-            ["sh", "-c", f"chmod +x {SOLUTION_DIR}/solve.sh && exec {SOLUTION_DIR}/solve.sh"],
-            timeout=turn.remaining_sec,
-            env=env,
-        )
+        result = await turn.sandbox.exec([_SOLVE], timeout=turn.remaining_sec, env=env)
         turn.log.info(
             "oracle_finished",
             exit_code=result.exit_code,
@@ -49,3 +50,11 @@ class OracleAgent:
             stdout_tail=result.stdout_text[-_LOG_TAIL:],
             stderr_tail=result.stderr_text[-_LOG_TAIL:],
         )
+
+    async def _upload(self, turn: Turn) -> None:
+        for path in sorted(p for p in self.solution_dir.rglob("*") if p.is_file()):
+            target = f"{SOLUTION_DIR}/{path.relative_to(self.solution_dir).as_posix()}"
+            mode = path.stat().st_mode & 0o777
+            if target == _SOLVE:
+                mode |= 0o755
+            await turn.sandbox.write_file(target, path.read_bytes(), mode=mode)

@@ -1,0 +1,102 @@
+"""Harbor behaviour fixtures (``tests/fixtures/harbor/``): each scores what Harbor gives it.
+
+Live verification (the agent's services answer the tests), the oracle under
+``[agent].user``, and ``tests/Dockerfile`` as the separate verifier's image,
+each on Docker and on the local backend. The reward each asserts is the one
+Harbor 0.26 gives the same task with its oracle.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import attrs
+import pytest
+
+import lhtb
+from lhtb.agents import OracleAgent
+from lhtb.errors import BackendUnavailableError
+from lhtb.sandbox.base import SandboxBackend
+from lhtb.sandbox.docker import DockerBackend
+from lhtb.sandbox.local import LocalBackend, check_host
+
+pytestmark = [pytest.mark.anyio]
+
+FIXTURES = Path(__file__).parent / "fixtures" / "harbor"
+IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
+HARBOR_ORACLE_REWARD = {
+    "live-service": 1.0,
+    "oracle-agent-user": 1.0,
+    "verifier-dockerfile": 1.0,
+}
+"""What Harbor's oracle scores on each fixture (see docs/task-format.md, Harbor compatibility)."""
+
+
+@pytest.fixture(scope="module")
+def docker_backend() -> DockerBackend:
+    return DockerBackend()
+
+
+@pytest.fixture(scope="module")
+def local_backend() -> LocalBackend:
+    try:
+        check_host()
+    except BackendUnavailableError as error:
+        if IN_CI:
+            pytest.fail(f"the local backend cannot run here, and CI=true: {error}")
+        pytest.skip(str(error))
+    return LocalBackend()
+
+
+@pytest.fixture
+def run_id() -> str:
+    return f"test-harbor-{uuid.uuid4().hex[:10]}"
+
+
+@pytest.fixture(params=["docker", "local"])
+def backend(request: pytest.FixtureRequest, run_id: str) -> Iterator[SandboxBackend]:
+    """Each fixture runs on both backends; nothing of the run may be left behind."""
+    if request.param == "docker":
+        client: Any = request.getfixturevalue("docker_client")
+        yield request.getfixturevalue("docker_backend")
+        label = {"label": f"lhtb.run={run_id}"}
+        assert client.containers.list(all=True, filters=label) == []
+    else:
+        yield request.getfixturevalue("local_backend")
+
+
+async def run_oracle(
+    name: str, backend: SandboxBackend, run_id: str, tmp_path: Path
+) -> lhtb.Episode:
+    task = lhtb.load_task(FIXTURES / name)
+    return await lhtb.run_episode(
+        task, OracleAgent(task), backend=backend, run_id=run_id, output_dir=tmp_path
+    )
+
+
+@pytest.mark.parametrize("name", sorted(HARBOR_ORACLE_REWARD))
+async def test_oracle_scores_what_harbor_gives(
+    name: str, backend: SandboxBackend, run_id: str, tmp_path: Path
+) -> None:
+    episode = await run_oracle(name, backend, run_id, tmp_path)
+    stdout = sorted(tmp_path.glob("verifier/pass-*/test-stdout.txt"))
+    detail = (episode.error, [p.error for p in episode.passes], [p.read_text() for p in stdout])
+    assert episode.reward == HARBOR_ORACLE_REWARD[name], detail
+
+
+async def test_live_service_scores_zero_when_frozen(
+    backend: SandboxBackend, run_id: str, tmp_path: Path
+) -> None:
+    """The fixture tells live from frozen: with ``live = false`` the service is stopped."""
+    task = lhtb.load_task(FIXTURES / "live-service")
+    assert lhtb.task.verifies_live(task)  # Harbor's default for a single-shot shared task
+    frozen = attrs.evolve(task, verifier=attrs.evolve(task.verifier, live=False))
+    episode = await lhtb.run_episode(
+        frozen, OracleAgent(frozen), backend=backend, run_id=run_id, output_dir=tmp_path
+    )
+    assert not episode.config.live_verification
+    assert episode.reward == 0.0, (episode.error, [p.error for p in episode.passes])
