@@ -32,7 +32,7 @@ while :; do
   cat /tests/* /tests/.* /logs/verifier/* /tmp/lhtb-verifier/* >> {HOME}/loot 2>/dev/null
   echo 1 > /logs/verifier/reward.txt 2>/dev/null
   echo '{{"reward": 1.0}}' > /logs/verifier/reward.json 2>/dev/null
-  date +%s%N > {HOME}/alive
+  date +%s%N > {HOME}/alive.new && mv {HOME}/alive.new {HOME}/alive
   sleep 0.02
 done
 """
@@ -83,7 +83,11 @@ class LeavePoller:
     async def run(self, turn: lhtb.Turn) -> None:
         await turn.sandbox.write_file(f"{HOME}/answer.txt", "41\n")
         await turn.sandbox.write_file(f"{HOME}/{MARK}.sh", POLLER, mode=0o755)
-        await turn.sandbox.exec(f"nohup sh {HOME}/{MARK}.sh > /dev/null 2>&1 &")
+        await turn.sandbox.exec(f"setsid sh {HOME}/{MARK}.sh > /dev/null 2>&1 < /dev/null &")
+        started = await turn.sandbox.exec(
+            f"for _ in $(seq 600); do [ -s {HOME}/alive ] && exit 0; sleep 0.05; done; exit 1"
+        )
+        assert started.ok, "the poller did not start"
 
 
 def loot(episode_dir: Path) -> tuple[str, str]:

@@ -83,7 +83,7 @@ class FakeBackend(SandboxBackend):
     (the last one repeats). ``files`` is the initial filesystem of every
     sandbox started from :meth:`prepare`'s image. A command that runs
     ``/tests/test.sh`` plays the next scripted pass; the ``rm -rf`` and
-    ``mkdir -p`` steps of any other command line are applied to the files (so
+    ``mkdir`` steps of any other command line are applied to the files (so
     the verifier's own housekeeping works), and the command then goes to
     ``on_exec``, exiting 0 without output when that is not given or returns ``None``.
 
@@ -262,7 +262,7 @@ class FakeSandbox(ManagedSandbox):
         return result if isinstance(result, ExecResult) else ExecResult(exit_code=0)
 
     def _run_file_commands(self, text: str) -> None:
-        """Apply the ``rm -rf`` and ``mkdir -p`` steps of a shell command line."""
+        """Apply the ``rm -rf`` and ``mkdir`` steps of a shell command line."""
         for step in re.split(r";|&&|\|\|", text):
             words = step.split()
             if words[:2] == ["rm", "-rf"]:
@@ -270,8 +270,8 @@ class FakeSandbox(ManagedSandbox):
                     self.dirs = {d for d in self.dirs if not _under(d, root)}
                     for path in [p for p in self.files if _under(p, root)]:
                         del self.files[path]
-            elif words[:2] == ["mkdir", "-p"]:
-                self.dirs.update(map(_norm, words[2:]))
+            elif words[:1] == ["mkdir"]:
+                self.dirs.update(map(_norm, _operands(words[1:])))
 
     async def read_file(self, path: str) -> bytes:
         """The file's bytes (``FileNotFoundError`` when missing)."""
@@ -413,3 +413,17 @@ def _under(path: str, root: str) -> bool:
 
 def _bytes(data: bytes | str) -> bytes:
     return data.encode() if isinstance(data, str) else data
+
+
+def _operands(arguments: list[str]) -> list[str]:
+    """The directories of a ``mkdir`` argument list (``-p``, ``-m MODE`` skipped)."""
+    operands: list[str] = []
+    skip = False
+    for word in arguments:
+        if skip:
+            skip = False
+        elif word == "-m":
+            skip = True
+        elif not word.startswith("-"):
+            operands.append(word)
+    return operands
