@@ -407,6 +407,18 @@ async def test_the_record_round_trips_and_the_event_log_matches(tmp_path: Path) 
     assert episode.config.backend == "fake"
 
 
+async def test_every_pass_gets_the_episode_seed(tmp_path: Path) -> None:
+    backend = FakeBackend([0.0])
+    task = fake_task(tmp_path, max_passes=3)
+    episode, _ = await run(task, NopAgent(), backend, tmp_path, seed=1234)
+    assert episode.config.seed == 1234
+    assert [env["LHTB_SEED"] for env in backend.tests_env] == ["1234"] * 3
+    drawn = FakeBackend([0.0])
+    other, _ = await run(task, NopAgent(), drawn, tmp_path / "drawn")
+    assert other.config.seed is not None  # drawn once for the episode, and recorded
+    assert [env["LHTB_SEED"] for env in drawn.tests_env] == [str(other.config.seed)] * 3
+
+
 @pytest.mark.parametrize("isolation", ["separate", "snapshot", "shared"])
 async def test_each_isolation_mode_grades_what_it_should(tmp_path: Path, isolation: str) -> None:
     seen: list[set[str]] = []

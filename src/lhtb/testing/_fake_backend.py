@@ -88,8 +88,9 @@ class FakeBackend(SandboxBackend):
     ``on_exec``, exiting 0 without output when that is not given or returns ``None``.
 
     Everything is recorded for assertions: :attr:`sandboxes` (every sandbox
-    started, in order) and :attr:`calls` (every operation, timed on the event
-    loop's clock; see :class:`~lhtb.testing.VirtualClockLoop` for exact times).
+    started, in order), :attr:`calls` (every operation, timed on the event
+    loop's clock; see :class:`~lhtb.testing.VirtualClockLoop` for exact times)
+    and :attr:`tests_env` (the environment each pass's tests got, e.g. ``LHTB_SEED``).
     :meth:`fail` makes an operation raise, e.g. to test infrastructure errors.
     """
 
@@ -110,6 +111,7 @@ class FakeBackend(SandboxBackend):
         self.sandboxes: list[FakeSandbox] = []
         self.calls: list[FakeCall] = []
         self.passes_run = 0
+        self.tests_env: list[dict[str, str]] = []
         self._faults: dict[str, list[BaseException]] = {}
         self._images: dict[str, dict[str, bytes]] = {}
         self._ids = itertools.count(1)
@@ -253,6 +255,7 @@ class FakeSandbox(ManagedSandbox):
         self.commands.append(command)
         if TEST_SCRIPT in text:
             self.backend.record(self._id, "tests", str(self.backend.passes_run + 1))
+            self.backend.tests_env.append(dict(env or {}))
             return await self.backend.run_tests(self, timeout)
         self._run_file_commands(text)
         handler = self.backend.on_exec
