@@ -8,15 +8,13 @@ Harbor gives (see the table in docs/task-format.md, "Harbor compatibility").
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 import lhtb
 from lhtb.agents.oracle import OracleAgent
-from lhtb.errors import BackendUnavailableError
-from lhtb.sandbox.local import LocalBackend, check_host
+from lhtb.sandbox.local import LocalBackend
 
 pytestmark = pytest.mark.anyio
 
@@ -32,7 +30,6 @@ HARBOR_REWARDS = {
 LOCAL_REWARDS = {"compose-file-is-data": 1.0}
 """Fixtures the local backend runs; it refuses compose environments (Docker only) rather
 than score them wrongly, and ignores ENTRYPOINT (see docs/backends.md)."""
-IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 
 
 def test_every_fixture_listed_here_exists() -> None:
@@ -56,17 +53,6 @@ async def test_fixture_scores_as_in_harbor(name: str, tmp_path: Path) -> None:
     assert episode.reward == HARBOR_REWARDS[name], (
         f"{name}: {episode.outcome} {episode.error or ''} (see {tmp_path / 'episode'})"
     )
-
-
-@pytest.fixture(scope="module")
-def local_backend() -> LocalBackend:
-    try:
-        check_host()
-    except BackendUnavailableError as error:
-        if IN_CI:
-            pytest.fail(f"the local backend cannot run here, and CI=true: {error}")
-        pytest.skip(str(error))
-    return LocalBackend()
 
 
 @pytest.mark.slow
