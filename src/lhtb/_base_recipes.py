@@ -8,7 +8,6 @@ make.
 
 from __future__ import annotations
 
-import io
 import shutil
 import subprocess
 import tempfile
@@ -19,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from lhtb._docker_build import CancelToken, StreamedBuild
 from lhtb._log import get_logger
 from lhtb.errors import BackendUnavailableError
 
@@ -127,14 +127,14 @@ def how_to_get(images: list[str], *, reason: str = "") -> str:
     )
 
 
-def make(client: Any, recipe: Recipe) -> None:
-    """Make ``recipe.image`` on the daemon of ``client``.
+def make(client: Any, recipe: Recipe, *, cancel: CancelToken | None = None) -> None:
+    """Make ``recipe.image`` on the daemon of ``client``; ``cancel`` stops it at once.
 
     Raises:
         BackendUnavailableError: a tool or archive is missing, or a step failed.
     """
     if recipe.kind == "python":
-        _build_python(client, recipe)
+        _build_python(client, recipe, cancel)
     elif recipe.kind == "ubuntu":
         if not ubuntu_archive_reachable():
             raise BackendUnavailableError(
@@ -149,9 +149,9 @@ def make(client: Any, recipe: Recipe) -> None:
                 where=_WHERE,
                 fix="Install it (`apt-get install ubuntu-keyring`) and run again",
             )
-        _debootstrap(client, recipe, UBUNTU_MIRROR, ["--keyring", str(UBUNTU_KEYRING)])
+        _debootstrap(client, recipe, UBUNTU_MIRROR, ["--keyring", str(UBUNTU_KEYRING)], cancel)
     else:
-        _debootstrap(client, recipe, DEBIAN_MIRROR, [])
+        _debootstrap(client, recipe, DEBIAN_MIRROR, [], cancel)
 
 
 def ubuntu_archive_reachable() -> bool:
@@ -163,35 +163,39 @@ def ubuntu_archive_reachable() -> bool:
     return True
 
 
-def _build_python(client: Any, recipe: Recipe) -> None:
+def _build_python(client: Any, recipe: Recipe, cancel: CancelToken | None) -> None:
     """Python from Debian's packages, with ``python`` and ``pip`` as the official image has."""
-    import docker.errors  # noqa: PLC0415
-
     version = recipe.image.split(":", 1)[1].split("-", 1)[0]
     full = "slim" not in recipe.image.split(":", 1)[1]
     dockerfile = _PYTHON_SLIM.format(
         base=recipe.source, version=version, extra=_FULL_EXTRAS if full else ""
     )
     log.info("python_base_build_started", image=recipe.image, source=recipe.source)
-    try:
-        client.images.build(
-            fileobj=io.BytesIO(dockerfile.encode()),
+    with tempfile.TemporaryDirectory(prefix="lhtb-python-base-") as context:
+        (Path(context) / "Dockerfile").write_text(dockerfile)
+        build = StreamedBuild(
+            client,
+            Path(context),
             tag=recipe.image,
-            pull=False,
-            rm=True,
-            forcerm=True,
-            timeout=int(DEBOOTSTRAP_TIMEOUT_SEC),
+            labels={"lhtb.kind": "base"},
+            timeout=DEBOOTSTRAP_TIMEOUT_SEC,
+            cancel=cancel,
         )
-    except docker.errors.BuildError as error:
-        tail = "\n".join(str(line.get("stream", "")).rstrip() for line in error.build_log)[-800:]
+        build.run()
+    if cancel is not None and cancel.cancelled:
+        raise BackendUnavailableError(f"making {recipe.image} was cancelled", where=_WHERE)
+    if build.error is not None:
+        tail = "\n".join(build.tail[-10:])
         raise BackendUnavailableError(
-            f"cannot make {recipe.image} from {recipe.source}: {error.msg}\n{tail}",
+            f"cannot make {recipe.image} from {recipe.source}: {build.error}\n{tail}".rstrip(),
             where=_WHERE,
             fix=f"Check that containers can reach {DEBIAN_MIRROR} (apt-get), then run again",
-        ) from error
+        )
 
 
-def _debootstrap(client: Any, recipe: Recipe, mirror: str, options: list[str]) -> None:
+def _debootstrap(
+    client: Any, recipe: Recipe, mirror: str, options: list[str], cancel: CancelToken | None
+) -> None:
     """Build ``recipe.image`` from a Debian-style archive with debootstrap and docker import."""
     tool = shutil.which("debootstrap")
     if tool is None:
@@ -206,9 +210,7 @@ def _debootstrap(client: Any, recipe: Recipe, mirror: str, options: list[str]) -
         log.info("debootstrap_started", suite=recipe.source, tag=recipe.image)
         command = [tool, "--variant=minbase", *options, recipe.source, str(root), mirror]
         try:
-            subprocess.run(
-                command, check=True, capture_output=True, timeout=DEBOOTSTRAP_TIMEOUT_SEC
-            )
+            _run_cancellable(command, cancel, timeout=DEBOOTSTRAP_TIMEOUT_SEC)
             subprocess.run(
                 ["tar", "--numeric-owner", "-C", str(root), "-cf", str(archive), "."],
                 check=True,
@@ -233,3 +235,22 @@ def _debootstrap(client: Any, recipe: Recipe, mirror: str, options: list[str]) -
         client.api.import_image_from_file(
             str(archive), repository=repository, tag=version, changes=changes
         )
+
+
+def _run_cancellable(command: list[str], cancel: CancelToken | None, *, timeout: float) -> None:
+    """``subprocess.run(check=True)`` that ``cancel`` kills at once.
+
+    Raises:
+        subprocess.CalledProcessError, subprocess.TimeoutExpired: as ``subprocess.run``.
+    """
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        if cancel is not None:
+            cancel.on_cancel(process.kill)
+        try:
+            stdout, stderr = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+            raise
+    if process.returncode != 0:
+        raise subprocess.CalledProcessError(process.returncode, command, stdout, stderr)

@@ -13,15 +13,19 @@ present are left alone.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 import threading
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import attrs
 
 from lhtb._base_recipes import DEBIAN_ALIASES, Recipe, how_to_get, make, recipe_for
+from lhtb._docker_build import CancelToken
 from lhtb._log import get_logger
 from lhtb.errors import BackendUnavailableError
 
@@ -37,6 +41,7 @@ __all__ = [
     "ensure_base_images",
     "find_dockerfiles",
     "make_available",
+    "make_images_available",
     "normalise_image",
 ]
 
@@ -181,8 +186,9 @@ def _present(client: Any, image: str) -> bool:
     return True
 
 
-def _try_pull(client: Any, image: str, timeout: float) -> bool:
+def _try_pull(client: Any, image: str, timeout: float, cancel: CancelToken | None) -> bool:
     outcome: list[bool] = []
+    finished = threading.Event()
 
     def pull() -> None:
         try:
@@ -191,10 +197,13 @@ def _try_pull(client: Any, image: str, timeout: float) -> bool:
         except Exception as error:  # any failure means "not pullable"
             log.debug("base_image_pull_failed", image=image, error=str(error))
             outcome.append(False)
+        finally:
+            finished.set()
 
-    worker = threading.Thread(target=pull, daemon=True)
-    worker.start()
-    worker.join(timeout)
+    if cancel is not None:
+        cancel.on_cancel(finished.set)  # stop waiting; the pull thread is a daemon
+    threading.Thread(target=pull, daemon=True).start()
+    finished.wait(timeout)
     return bool(outcome and outcome[0])
 
 
@@ -257,9 +266,15 @@ def ensure_base_images(
 
 
 def make_available(
-    images: Sequence[str], *, client: Any, pull_timeout: float = PULL_TIMEOUT_SEC
+    images: Sequence[str],
+    *,
+    client: Any,
+    pull_timeout: float = PULL_TIMEOUT_SEC,
+    cancel: CancelToken | None = None,
 ) -> tuple[list[BaseImageResult], list[str]]:
     """Like :func:`ensure_base_images`, but return the images nothing could make.
+
+    ``cancel`` stops a build or debootstrap under way (for a caller that was cancelled).
 
     Raises:
         BackendUnavailableError: making an image that has a recipe failed.
@@ -267,7 +282,9 @@ def make_available(
     results: list[BaseImageResult] = []
     missing: list[str] = []
     for image in dict.fromkeys(normalise_image(name) for name in images):
-        result = _ensure_one(client, image, pull_timeout)
+        if cancel is not None and cancel.cancelled:
+            break
+        result = _ensure_one(client, image, pull_timeout, cancel)
         if result is None:
             missing.append(image)
         else:
@@ -275,20 +292,22 @@ def make_available(
     return results, missing
 
 
-def _ensure_one(client: Any, image: str, pull_timeout: float) -> BaseImageResult | None:
+def _ensure_one(
+    client: Any, image: str, pull_timeout: float, cancel: CancelToken | None
+) -> BaseImageResult | None:
     if _present(client, image):
         return BaseImageResult(image, BaseImageAction.PRESENT)
-    if _try_pull(client, image, pull_timeout):
+    if _try_pull(client, image, pull_timeout, cancel):
         return BaseImageResult(image, BaseImageAction.PULLED)
     recipe = recipe_for(image)
-    if recipe is None:
+    if recipe is None or (cancel is not None and cancel.cancelled):
         return None
     if recipe.needs is not None:
-        _ensure_one(client, recipe.needs, pull_timeout)
-    return _make(client, recipe)
+        _ensure_one(client, recipe.needs, pull_timeout, cancel)
+    return _make(client, recipe, cancel)
 
 
-def _make(client: Any, recipe: Recipe) -> BaseImageResult:
+def _make(client: Any, recipe: Recipe, cancel: CancelToken | None) -> BaseImageResult:
     image = recipe.image
     repository, _, tag = image.rpartition(":")
     if recipe.kind == "debian":
@@ -297,7 +316,23 @@ def _make(client: Any, recipe: Recipe) -> BaseImageResult:
                 client.images.get(alias).tag(repository, tag)
                 log.info("base_image_tagged", image=image, source=alias)
                 return BaseImageResult(image, BaseImageAction.TAGGED, source=alias)
-    make(client, recipe)
+    make(client, recipe, cancel=cancel)
     log.info("base_image_built", image=image, kind=recipe.kind, source=recipe.source)
     source = recipe.source if recipe.kind == "python" else f"debootstrap {recipe.source}"
     return BaseImageResult(image, BaseImageAction.BUILT, source=source)
+
+
+async def make_images_available(
+    images: Sequence[str], *, client: Any
+) -> tuple[list[BaseImageResult], list[str]]:
+    """:func:`make_available` in a worker thread; cancelling it (Ctrl-C) stops a pull
+    wait, a build or a debootstrap under way at once."""
+    cancel = CancelToken()
+    try:
+        return await anyio.to_thread.run_sync(
+            functools.partial(make_available, images, client=client, cancel=cancel),
+            abandon_on_cancel=True,
+        )
+    except BaseException:
+        cancel.cancel()
+        raise

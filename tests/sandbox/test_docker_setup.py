@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 import uuid
 from collections.abc import Iterator
@@ -220,3 +221,28 @@ async def test_an_episode_records_a_setup_error_once_for_people(
     assert "docker load" in episode.error
     assert episode.error_detail is not None
     assert episode.error_detail.startswith("SetupError: ")
+
+
+@pytest.mark.docker
+async def test_cancelling_the_making_of_a_base_image_stops_it(
+    docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    image = "python:3.11-bookworm"  # the full variant: a long apt-get install
+    if images._present(docker_client, image):
+        pytest.skip(f"{image} is already on this machine")
+    monkeypatch.setattr(images, "_try_pull", lambda *args: False)
+    marker = "python-is-python3"
+    async with anyio.create_task_group() as group:
+        group.start_soon(
+            functools.partial(images.make_images_available, [image], client=docker_client)
+        )
+        with anyio.fail_after(120):
+            while not _marked_containers(docker_client, marker):  # apt-get is running
+                await anyio.sleep(0.2)
+        started = time.monotonic()
+        group.cancel_scope.cancel()
+    assert time.monotonic() - started < 10  # 2 s asked; 5x margin on a loaded machine
+    with anyio.fail_after(60):
+        while _marked_containers(docker_client, marker):
+            await anyio.sleep(0.2)
+    assert not images._present(docker_client, image)

@@ -327,7 +327,11 @@ async def _built_images(
     Raises:
         SetupError: images are missing and nothing can make them (all named at once).
     """
-    from lhtb.images import dockerfile_images, make_available, normalise_image  # noqa: PLC0415
+    from lhtb.images import (  # noqa: PLC0415
+        dockerfile_images,
+        make_images_available,
+        normalise_image,
+    )
 
     needed: dict[str, list[str]] = {}
     contexts: dict[str, Path] = {}
@@ -344,9 +348,7 @@ async def _built_images(
             if not image.startswith(f"{ENV_IMAGE_REPO}/"):  # ${MAIN_IMAGE_NAME}: built here
                 needed[name] = [image]
     wanted = [image for images in needed.values() for image in images]
-    _, missing = await anyio.to_thread.run_sync(
-        functools.partial(make_available, wanted, client=backend.client)
-    )
+    _, missing = await make_images_available(wanted, client=backend.client)
     if missing:
         users = {
             image: [

@@ -6,20 +6,16 @@ The blocking functions run in worker threads of :mod:`lhtb.sandbox.docker`;
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import socket
-import threading
-import time
-import weakref
 from pathlib import Path
 from typing import Any
 
 import anyio
 import anyio.to_thread
 
+from lhtb._docker_build import StreamedBuild
 from lhtb._log import get_logger
 from lhtb.errors import SandboxError, SetupError
 
@@ -48,7 +44,6 @@ LABEL_HASH = "lhtb.env-hash"
 log = get_logger(__name__)
 
 _COMPONENT = re.compile(r"[^a-z0-9]+")
-_BUILD_LOG_TAIL = 30
 
 
 def sanitise_name(name: str) -> str:
@@ -125,7 +120,7 @@ async def build_image(
             missing, a feature the classic builder lacks, a syntax error).
         SandboxError: the build failed otherwise (a retry may pass) or ran past ``timeout``.
     """
-    build = _Build(client, directory, tag=tag, labels=labels, timeout=timeout)
+    build = StreamedBuild(client, directory, tag=tag, labels=labels, timeout=timeout)
     try:
         await anyio.to_thread.run_sync(build.run, abandon_on_cancel=True)
     except BaseException:
@@ -141,86 +136,6 @@ async def build_image(
             fix="Retry; check `docker info` for daemon problems",
         )
     return found
-
-
-_capture = threading.local()
-_HOOKED: weakref.WeakSet[Any] = weakref.WeakSet()
-
-
-def _remember_response(response: Any, *args: Any, **kwargs: Any) -> Any:
-    """A requests hook: hand the build's streaming response to the thread that started it."""
-    holder = getattr(_capture, "holder", None)
-    if holder is not None:
-        holder.append(response)
-    return response
-
-
-class _Build:
-    """One streaming build on a worker thread, which another thread may abort."""
-
-    def __init__(
-        self, client: Any, directory: Path, *, tag: str, labels: dict[str, str], timeout: float
-    ) -> None:
-        self._client = client
-        self._directory = directory
-        self._tag = tag
-        self._labels = labels
-        self._timeout = timeout
-        self._responses: list[Any] = []
-        self._aborted = threading.Event()
-        self.error: str | None = None
-        self.tail: list[str] = []
-
-    def run(self) -> None:
-        api = self._client.api
-        if api not in _HOOKED:
-            api.hooks["response"].append(_remember_response)
-            _HOOKED.add(api)
-        started = time.monotonic()
-        _capture.holder = self._responses
-        try:
-            stream = api.build(
-                path=str(self._directory),
-                tag=self._tag,
-                labels=self._labels,
-                rm=True,
-                forcerm=True,
-                pull=False,
-                decode=True,
-                timeout=self._timeout,
-            )
-        finally:
-            _capture.holder = None
-        if self._aborted.is_set():
-            self.abort()
-        try:
-            for event in stream:
-                text = event.get("stream") or event.get("status") or ""
-                if text.strip():
-                    self.tail = [*self.tail[-_BUILD_LOG_TAIL:], text.rstrip()]
-                if "error" in event:
-                    self.error = str(event["error"]).strip()
-                if time.monotonic() - started > self._timeout:
-                    self.error = f"build ran past {self._timeout:.0f}s"
-                    break
-        except Exception as error:
-            if not self._aborted.is_set():
-                raise
-            log.debug("image_build_aborted", tag=self._tag, error=str(error))
-        finally:
-            self.abort()
-
-    def abort(self) -> None:
-        """Shut the build's connection (safe from any thread, and more than once)."""
-        self._aborted.set()
-        for response in self._responses:
-            connection = getattr(response.raw, "connection", None)
-            sock = getattr(connection, "sock", None)
-            if sock is not None:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-            with contextlib.suppress(Exception):
-                response.close()
 
 
 _MISSING_IMAGE = ("pull access denied", "not found", "no such host", "manifest unknown")

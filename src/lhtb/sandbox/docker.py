@@ -32,7 +32,12 @@ import attrs
 from lhtb._base_recipes import how_to_get
 from lhtb._log import get_logger
 from lhtb.errors import BackendUnavailableError, SandboxError, SetupError
-from lhtb.images import DockerfileImages, dockerfile_images, make_available, normalise_image
+from lhtb.images import (
+    DockerfileImages,
+    dockerfile_images,
+    make_images_available,
+    normalise_image,
+)
 from lhtb.sandbox import _compose
 from lhtb.sandbox._channel import DEFAULT_CHANNEL_SETTINGS, ChannelSettings
 from lhtb.sandbox._docker_images import (
@@ -205,7 +210,7 @@ class DockerBackend(SandboxBackend):
         """
         where = str(dockerfile)
         try:
-            _, missing = await self._call(where, make_available, needed.all, client=self.client)
+            _, missing = await make_images_available(needed.all, client=self.client)
         except BackendUnavailableError as error:
             raise SetupError(
                 f"could not make the image(s) {', '.join(needed.all)} this Dockerfile needs",
