@@ -11,13 +11,24 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Iterable
-from typing import IO, Any, Protocol, runtime_checkable
+from typing import IO, Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
 from lhtb.episode import ERROR_OUTCOMES, Episode
+from lhtb.errors import LhtbError
 
-__all__ = ["PHASES", "LogProgress", "NullProgress", "ProgressReporter", "Tally"]
+__all__ = [
+    "PHASES",
+    "EpisodeProgress",
+    "LineProgress",
+    "LogProgress",
+    "NullProgress",
+    "ProgressArg",
+    "ProgressReporter",
+    "Tally",
+    "make_reporter",
+]
 
 PHASES = {
     "provision_started": "starting sandbox",
@@ -173,6 +184,112 @@ class LogProgress:
     def stop(self) -> None:
         """Log the final figures."""
         self._line("run_finished", summary=f'"{self._tally.summary()}"')
+
+
+class LineProgress:
+    """Plain readable lines as an episode moves (sandbox, turns, passes, outcome), for
+    notebooks and other places where a live display cannot redraw."""
+
+    def __init__(self, stream: IO[str] | None = None) -> None:
+        self._stream = stream
+        self._tally = Tally()
+
+    def _say(self, text: str) -> None:
+        stream = self._stream or sys.stdout
+        stream.write(f"{time.strftime('%H:%M:%S')} {text}\n")
+        stream.flush()
+
+    def start(self, tally: Tally) -> None:
+        """Say what will run."""
+        self._tally = tally
+        if tally.total > 1:
+            self._say(f"{tally.total} episodes, {tally.concurrency} at a time")
+
+    def episode_started(self, label: str) -> None:
+        """Say it started."""
+        self._say(f"{label}: started")
+
+    def episode_event(self, label: str, event: str, fields: dict[str, Any]) -> None:
+        """Say each phase, and each verifier pass's reward."""
+        if event in PHASES:
+            self._say(f"{label}: {PHASES[event].format(**fields)}")
+        elif event == "verifier_pass_finished":
+            reward = fields.get("reward")
+            shown = "-" if reward is None else f"{reward:.3f}"
+            self._say(f"{label}: pass {fields.get('pass_no')} {fields.get('outcome')}, {shown}")
+
+    def episode_finished(self, label: str, episode: Episode, *, retry_in: float | None) -> None:
+        """Say how it ended (and why, when it failed)."""
+        reward = "-" if episode.reward is None else f"{episode.reward:.3f}"
+        note = "" if retry_in is None else f", retrying in {retry_in:.0f}s"
+        why = f" ({episode.error})" if episode.outcome in ERROR_OUTCOMES and episode.error else ""
+        self._say(f"{label}: {episode.outcome}, reward {reward}{note}{why}")
+        if self._tally.total > 1 and retry_in is None:
+            self._say(self._tally.summary())
+
+    def stop(self) -> None:
+        """Nothing more to say."""
+
+
+ProgressArg = Literal["auto", "rich", "lines", "quiet", "none"] | ProgressReporter | None
+"""How a run shows progress: ``auto`` (a live display on a terminal, else plain
+lines), ``rich`` (live display), ``lines`` (plain readable lines), ``quiet``
+(``key=value`` log lines), ``none``/None, or your own :class:`ProgressReporter`."""
+
+
+def make_reporter(progress: ProgressArg) -> ProgressReporter:
+    """The display ``progress`` asks for.
+
+    Raises:
+        LhtbError: an unknown mode.
+    """
+    if progress is None or progress == "none":
+        return NullProgress()
+    if progress == "auto":
+        progress = "rich" if sys.stderr.isatty() and "ipykernel" not in sys.modules else "lines"
+    if progress == "rich":
+        from lhtb._progress_rich import RichProgress  # noqa: PLC0415 - rich loads on use
+
+        return RichProgress()
+    if progress == "lines":
+        return LineProgress()
+    if progress == "quiet":
+        return LogProgress()
+    if isinstance(progress, ProgressReporter):
+        return progress
+    raise LhtbError(
+        f"unknown progress mode {progress!r}",
+        fix="use 'auto', 'rich', 'lines', 'quiet', 'none', or a ProgressReporter",
+    )
+
+
+class EpisodeProgress:
+    """A progress display fed by one episode's events (``run_episode(progress=...)``)."""
+
+    def __init__(self, progress: ProgressArg, label: str) -> None:
+        self.reporter = make_reporter(progress)
+        self.label = label
+        self.tally = Tally(total=1, concurrency=1)
+
+    def start(self) -> None:
+        """Open the display."""
+        self.reporter.start(self.tally)
+        self.tally.running[self.label] = "starting"
+        self.reporter.episode_started(self.label)
+
+    def event(self, event: str, fields: dict[str, Any]) -> None:
+        """Pass an episode event on."""
+        if event in PHASES and self.label in self.tally.running:
+            self.tally.running[self.label] = PHASES[event].format(**fields)
+        self.reporter.episode_event(self.label, event, fields)
+
+    def finish(self, episode: Episode | None) -> None:
+        """Show the end and close the display."""
+        self.tally.running.pop(self.label, None)
+        if episode is not None:
+            self.tally.add_finished(episode)
+            self.reporter.episode_finished(self.label, episode, retry_in=None)
+        self.reporter.stop()
 
 
 def seed(tally: Tally, episodes: Iterable[Episode]) -> None:

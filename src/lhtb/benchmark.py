@@ -19,12 +19,14 @@ import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import anyio
 import attrs
 
 from lhtb import _progress
+from lhtb._blocking import run_blocking
+from lhtb._display import Displayable, View, result_view
 from lhtb._executor import EpisodeExecutor, InProcessExecutor
 from lhtb._manifest import (
     RunConfigChangedError,
@@ -33,7 +35,7 @@ from lhtb._manifest import (
     hold_lock,
     open_manifest,
 )
-from lhtb._progress import ProgressReporter
+from lhtb._progress import ProgressArg, ProgressReporter
 from lhtb._seeds import check_seed
 from lhtb._slots import (
     AgentMaker,
@@ -67,7 +69,6 @@ __all__ = [
     "run_benchmark_sync",
 ]
 
-ProgressArg = Literal["rich", "quiet", "none"] | ProgressReporter | None
 CLEANUP_TIMEOUT_SEC = 120.0
 """How long the end-of-run sandbox cleanup may take."""
 
@@ -77,7 +78,7 @@ class RunInterruptedError(LhtbError):
 
 
 @attrs.frozen
-class BenchmarkResult:
+class BenchmarkResult(Displayable):
     """What a benchmark run produced.
 
     ``episodes`` holds each slot's final record in plan order (attempt, task,
@@ -96,19 +97,8 @@ class BenchmarkResult:
         """The leaderboard of this run's episodes."""
         return Leaderboard.from_episodes(self.episodes)
 
-
-def _reporter(progress: ProgressArg) -> _progress.ProgressReporter:
-    if progress is None or progress == "none":
-        return _progress.NullProgress()
-    if progress == "rich":
-        from lhtb._progress_rich import RichProgress  # noqa: PLC0415 - rich loads on use
-
-        return RichProgress()
-    if progress == "quiet":
-        return _progress.LogProgress()
-    if isinstance(progress, ProgressReporter):
-        return progress
-    raise LhtbError(f"unknown progress mode {progress!r}", fix="use 'rich', 'quiet' or 'none'")
+    def _view(self) -> View:
+        return result_view(self)
 
 
 _EPISODE_DEFAULTS: dict[str, Any] = {
@@ -196,7 +186,7 @@ async def _sweep(
         executor=runner,
         limiter=anyio.CapacityLimiter(limit),
         gate=StartGate(stagger_sec),
-        reporter=_reporter(progress),
+        reporter=_progress.make_reporter(progress),
         tally=_progress.Tally(total=len(slots), concurrency=limit),
         retries=retries,
         backoff=backoff or Backoff(),
@@ -268,8 +258,9 @@ async def run_benchmark(
     a list of those, or a mapping ``{name: spec or maker}``. Per-episode
     settings (``budget``, ``feedback`` (default ``$LHTB_VERIFIER_FEEDBACK``,
     else binary), ``max_passes``, ``min_pass_interval_sec``, ...) are those of
-    :func:`lhtb.run_episode`. ``progress`` is ``"rich"`` (live display),
-    ``"quiet"`` (log lines), ``"none"``/None, or a
+    :func:`lhtb.run_episode`. ``progress`` is ``"auto"`` (a live display on a
+    terminal, plain lines in a notebook or a log), ``"rich"``, ``"lines"``,
+    ``"quiet"`` (``key=value`` log lines), ``"none"``/None, or a
     :class:`ProgressReporter`. With ``handle_signals`` (and
     in the main thread), SIGINT and SIGTERM stop the run cleanly.
     ``executor`` says where episodes run: in this process (the default,
@@ -354,9 +345,15 @@ async def run_benchmark(
 
 
 def run_benchmark_sync(tasks: Sequence[Task], agents: AgentsArg, **kwargs: Any) -> BenchmarkResult:
-    """Blocking convenience wrapper around :func:`run_benchmark` for scripts."""
+    """Blocking wrapper around :func:`run_benchmark`, for scripts and notebooks.
+
+    Works inside a running event loop too (a Jupyter cell): the run then goes
+    on a worker thread with its own loop (signals are not handled there; stop
+    it with the kernel's interrupt only between episodes, or use ``await
+    lhtb.run_benchmark(...)`` in a notebook).
+    """
 
     async def main() -> BenchmarkResult:
         return await run_benchmark(tasks, agents, **kwargs)
 
-    return anyio.run(main)
+    return run_blocking(main)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import attrs
 
-from lhtb.benchmark import ProgressArg, run_benchmark
+from lhtb._progress import ProgressArg
+from lhtb.benchmark import run_benchmark
 from lhtb.episode import Episode
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task import Task

@@ -22,6 +22,7 @@ import attrs
 import cattrs
 from cattrs.preconf.json import make_converter
 
+from lhtb._display import Displayable, View, episode_view
 from lhtb.errors import EpisodeFormatError
 from lhtb.scoring import Scorecard
 from lhtb.task import ContinueMode, IsolationMode
@@ -193,8 +194,8 @@ class Timings:
     total_sec: float = 0.0
 
 
-@attrs.frozen
-class Episode:
+@attrs.frozen(repr=False)
+class Episode(Displayable):
     """The record of one run of one agent on one task.
 
     ``reward`` is the official score: the final verifier pass's reward, or
@@ -344,6 +345,16 @@ class Episode:
             ) from exc
         except EpisodeFormatError as exc:
             raise EpisodeFormatError(exc.what, where=str(path), fix=exc.fix) from exc
+
+    def _view(self) -> View:
+        return episode_view(self)
+
+    def __repr__(self) -> str:
+        return (
+            f"Episode(id={self.id!r}, task={self.config.task_name!r}, "
+            f"agent={self.config.agent!r}, outcome={str(self.outcome)!r}, "
+            f"reward={self.reward!r}, passes={len(self.passes)})"
+        )
 
 
 _DERIVED = frozenset({"solved", "strict"})

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from lhtb import _leaderboard_render as render
+from lhtb._display import Displayable, View, leaderboard_view
 from lhtb._slots import retry_index
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import EpisodeFormatError, LhtbError
@@ -231,8 +232,8 @@ def final_records(run_dir: Path) -> list[tuple[Path, Episode]]:
     return [(directory, episode) for _, _, directory, episode in chosen]
 
 
-@attrs.frozen
-class Leaderboard:
+@attrs.frozen(repr=False)
+class Leaderboard(Displayable):
     """Ranked rows of comparable episodes, plus the non-comparable rows kept apart."""
 
     rows: tuple[LeaderboardRow, ...]
@@ -302,3 +303,10 @@ class Leaderboard:
     def rich_table(self) -> Table:
         """A rich table for the terminal."""
         return render.rich_table(self.rows, self.apart, len(self.tasks))
+
+    def _view(self) -> View:
+        return leaderboard_view(self)
+
+    def __repr__(self) -> str:
+        ranking = ", ".join(f"{r.agent}={r.mean_reward:.3f}" for r in self.rows)
+        return f"Leaderboard(tasks={len(self.tasks)}, ranking=[{ranking}])"

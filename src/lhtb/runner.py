@@ -34,8 +34,10 @@ import anyio
 import attrs
 
 from lhtb._agent_forms import AgentRecipe, agent_model, normalise_agent
+from lhtb._blocking import run_blocking
 from lhtb._events import EventLog
 from lhtb._failures import classify
+from lhtb._progress import EpisodeProgress, ProgressArg
 from lhtb._seeds import check_seed, random_seed
 from lhtb._solution import stage_solution, uses_solution
 from lhtb._turn_gate import GatedSandbox
@@ -153,6 +155,7 @@ async def run_episode(
     model: str | None = None,
     on_event: EventCallback | None = None,
     seed: int | None = None,
+    progress: ProgressArg = None,
     keep_inputs_bytes: int = DEFAULT_KEEP_INPUTS_BYTES,
 ) -> Episode:
     """Run ``agent`` on ``task`` to the end and return the episode record.
@@ -165,7 +168,9 @@ async def run_episode(
     ``model`` attribute. Unset settings come from the task. The record and the
     event log go to ``output_dir`` (default ``runs/<task>-<id>``).
     ``on_event(name, fields)`` sees every event as it is logged (for progress
-    displays).
+    displays). ``progress`` shows the episode as it goes: ``"auto"`` (a live
+    display on a terminal, plain lines in a notebook), ``"rich"``, ``"lines"``,
+    ``"quiet"``, or a :class:`~lhtb.benchmark.ProgressReporter`.
 
     ``feedback`` defaults to ``$LHTB_VERIFIER_FEEDBACK``, else ``binary``;
     ``diagnostic`` marks the episode not comparable. ``min_pass_interval_sec``
@@ -238,11 +243,18 @@ async def run_episode(
         task_path=str(task.path.resolve()) if task.path is not None else None,
         live_verification=verifies_live(task, continue_until_timeout=resumes),
     )
+    shown = EpisodeProgress(progress, f"{task.name} / {config.agent}")
+
+    def listener(event: str, fields: dict[str, Any]) -> None:
+        shown.event(event, fields)
+        if on_event is not None:
+            on_event(event, fields)
+
     state = _Episode(
         id=episode_id,
         config=config,
         directory=directory,
-        events=EventLog(directory / "events.jsonl", on_event, episode=episode_id, task=task.name),
+        events=EventLog(directory / "events.jsonl", listener, episode=episode_id, task=task.name),
     )
     runner = _Runner(
         task,
@@ -253,20 +265,27 @@ async def run_episode(
         min_pass_interval_sec=min_pass_interval_sec,
         keep_inputs_bytes=keep_inputs_bytes,
     )
+    shown.start()
     try:
         await runner.run()
     finally:
         state.events.close()
+        shown.finish(state.record() if state.ended_at is not None else None)
     return state.record()
 
 
 def run_episode_sync(task: Task, agent: AgentLike, **kwargs: object) -> Episode:
-    """Blocking convenience wrapper around :func:`run_episode` for scripts."""
+    """Blocking wrapper around :func:`run_episode`, for scripts and notebooks.
+
+    Works inside a running event loop too (a Jupyter cell): the episode then
+    runs on a worker thread with its own event loop, and the call returns its
+    record. In a notebook, ``await lhtb.run_episode(...)`` works as well.
+    """
 
     async def main() -> Episode:
         return await run_episode(task, agent, **kwargs)  # type: ignore[arg-type]
 
-    return anyio.run(main)
+    return run_blocking(main)
 
 
 def resolve_feedback(feedback: FeedbackMode | str | None) -> FeedbackMode:

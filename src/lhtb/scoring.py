@@ -24,6 +24,7 @@ from typing import Any
 
 import attrs
 
+from lhtb._display import Displayable, View, scorecard_view
 from lhtb.errors import RewardFileError
 from lhtb.task import SubtaskSpec, Visibility
 
@@ -74,8 +75,8 @@ class Subtask:
     message: str | None = None
 
 
-@attrs.frozen
-class Scorecard:
+@attrs.frozen(repr=False)
+class Scorecard(Displayable):
     """A verifier pass's result: the reward and, when available, its subtasks.
 
     ``source`` names the reward file it was read from; ``values`` keeps every
@@ -117,6 +118,12 @@ class Scorecard:
     def hidden_reward(self) -> float | None:
         """Weighted score over hidden subtasks only (None if there are none)."""
         return _weighted_mean(s for s in self.subtasks if s.visibility is Visibility.HIDDEN)
+
+    def _view(self) -> View:
+        return scorecard_view(self)
+
+    def __repr__(self) -> str:
+        return f"Scorecard(reward={self.reward!r}, subtasks={len(self.subtasks)})"
 
 
 def _weighted_mean(subtasks: Iterable[Subtask]) -> float | None:

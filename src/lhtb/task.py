@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from lhtb._display import Displayable, View, task_view
 from lhtb.errors import EnvTemplateError
 
 __all__ = [
@@ -192,8 +193,8 @@ class TaskInfo:
     keywords: tuple[str, ...] = ()
 
 
-@attrs.frozen
-class Task:
+@attrs.frozen(repr=False)
+class Task(Displayable):
     """One benchmark task.
 
     ``path`` is the task directory; tasks built inline may leave it ``None`` and
@@ -227,6 +228,12 @@ class Task:
     def budget_sec(self) -> float | None:
         """The agent's time budget from ``[agent].timeout_sec``."""
         return self.agent.timeout_sec
+
+    def _view(self) -> View:
+        return task_view(self)
+
+    def __repr__(self) -> str:
+        return f"Task(name={self.name!r}, category={self.category!r}, path={self.path!r})"
 
 
 _TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
