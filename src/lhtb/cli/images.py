@@ -26,8 +26,11 @@ def images() -> None:
 def bootstrap(tasks_dirs: tuple[Path, ...]) -> None:
     """Make the base images of the tasks in TASKS_DIR... (default: tasks/) available.
 
-    Missing bases are pulled when a registry answers, otherwise Debian bases are
-    built with debootstrap and `docker import`. Present images are left alone.
+    Missing images (FROM bases and COPY --from sources) are pulled when a registry
+    answers; otherwise Debian bases are built with debootstrap and `docker import`,
+    python:3.11[-slim] from Debian's Python, ubuntu:* when an Ubuntu archive answers.
+    For any other image the error says exactly how to load it. Present images are
+    left alone.
     """
     targets = list(tasks_dirs) or [Path("tasks")]
     try:
