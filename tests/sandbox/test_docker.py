@@ -23,6 +23,7 @@ from lhtb.errors import (
     SetupError,
 )
 from lhtb.sandbox import _compose, _docker_images
+from lhtb.sandbox._host_freeze import CgroupFreezer
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.docker import DockerBackend, DockerSandbox
 from lhtb.task import AgentConfig, EnvironmentConfig, Healthcheck, Task
@@ -242,6 +243,37 @@ async def test_freeze_stops_counter_and_fork_loop(sandbox: DockerSandbox) -> Non
             await anyio.sleep(0.05)
         while len(await sandbox.read_file("/tmp/forks")) == forks_before:
             await anyio.sleep(0.05)
+
+
+async def test_freeze_holds_the_init_and_fork_exit_chains(
+    sandbox: DockerSandbox, docker_client: Any
+) -> None:
+    """The whole container, init included, is frozen by the cgroup freezer, confirmed by
+    the kernel; a chain of processes that each fork and exit cannot outrun it."""
+    await sandbox.write_file("/tmp/chain.sh", "echo x >> /tmp/chain; sh /tmp/chain.sh & exit\n")
+    await sandbox.exec("nohup sh /tmp/chain.sh >/dev/null 2>&1 &")
+    while len(await sandbox.read_file("/tmp/chain")) < 200:  # the chain is running
+        await anyio.sleep(0.05)
+    await sandbox.freeze()
+    freezer = sandbox._host_freeze
+    assert isinstance(freezer, CgroupFreezer), freezer
+    assert freezer.is_frozen()
+    init = docker_client.api.inspect_container(sandbox.id)["State"]["Pid"]
+    assert str(init) in (freezer.child / "cgroup.procs").read_text().split()
+    assert (freezer.base / "cgroup.procs").read_text().split() == []
+    before = len(await sandbox.read_file("/tmp/chain"))
+    await anyio.sleep(0.7)
+    assert len(await sandbox.read_file("/tmp/chain")) == before, "the chain ran while frozen"
+    await sandbox.thaw()
+    while len(await sandbox.read_file("/tmp/chain")) == before:  # it runs again
+        await anyio.sleep(0.05)
+    await sandbox.freeze()  # a second freeze moves the processes started since
+    assert freezer.is_frozen()
+    await sandbox.destroy()
+    deadline = time.monotonic() + 60
+    while freezer.base.exists() and time.monotonic() < deadline:
+        await anyio.sleep(0.1)
+    assert not freezer.base.exists(), "the container's cgroup outlived it"
 
 
 async def test_export_import_round_trip(

@@ -10,8 +10,14 @@ Frames, both ways: ``>IIB`` (payload length, request id, type) then the payload;
 see the helper's docstring for the types. The Engine wraps the helper's output
 in its own stream framing (``tty=False``); :class:`ExecChannel` removes it.
 
-Trust: the agent can kill, stop or replace the helper (it often is root). The
-channel is therefore only a faster way to run commands that could run anyway:
+Trust: the agent can kill, stop or replace the helper (it often is root: no
+path in the container is out of its reach, so starting ``/usr/bin/python3``
+instead of ``python3`` would not help). The channel is therefore only a faster
+way to run commands that could run anyway, and every byte it returns is
+hostile input: frames are bounded (:data:`MAX_FRAME_BYTES`), a command's output
+may not exceed its cap, and EXIT/FAIL/HELLO payloads are validated. A helper
+that breaks any of this is dropped and the channel disabled for the sandbox
+(calls in flight fail with :class:`ChannelBrokenError`). Otherwise,
 :class:`ChannelManager` falls back to the plain exec path when the image has no
 working ``python3``, restarts a helper that died (failing the calls that were in
 flight with a :class:`~lhtb.errors.SandboxError`), and is suspended (the helper
@@ -63,6 +69,8 @@ HELLO, STDOUT, STDERR, EXIT, FAIL = 10, 11, 12, 13, 14
 PROTOCOL_VERSION = 1
 _STDIN_CHUNK = 1024 * 1024
 _READ_CHUNK = 256 * 1024
+MAX_FRAME_BYTES = 1024 * 1024
+"""Largest frame payload accepted from the helper (it sends at most 256 KiB)."""
 
 BOOTSTRAP = (
     "import os,sys\n"
@@ -113,21 +121,21 @@ class ChannelBrokenError(SandboxError):
     """The helper died or the stream broke; calls in flight failed with this."""
 
 
+class ChannelProtocolError(ValueError):
+    """The helper sent something the protocol does not allow (it was replaced, or broke)."""
+
+
 class _Capped:
+    """One stream's output; the helper truncates at the cap itself, so more is hostile."""
+
     def __init__(self, limit: int) -> None:
         self.limit = limit
         self.parts: list[bytes] = []
         self.size = 0
-        self.truncated = False
 
     def add(self, data: bytes) -> None:
-        room = self.limit - self.size
-        if room <= 0:
-            self.truncated = self.truncated or bool(data)
-            return
-        if len(data) > room:
-            data = data[:room]
-            self.truncated = True
+        if self.size + len(data) > self.limit:
+            raise ChannelProtocolError(f"more output than the cap of {self.limit} bytes")
         self.parts.append(data)
         self.size += len(data)
 
@@ -138,7 +146,7 @@ class _Call:
         self.event = anyio.Event()
         self.out = _Capped(limit)
         self.err = _Capped(limit)
-        self.exit: dict[str, Any] | None = None
+        self.exit: _ExitInfo | None = None
         self.fail: str | None = None
         self.broken: str | None = None
 
@@ -158,6 +166,8 @@ class ExecChannel:
         self._hello = threading.Event()
         self._closed = threading.Event()
         self.dead: str | None = None
+        self.hostile = False
+        """The helper broke the protocol: do not start another one in this sandbox."""
         self.helper_pid: int | None = None
         self._stderr = b""
         self._response: Any = None
@@ -245,6 +255,9 @@ class ExecChannel:
                     used = end
                 del engine[:used]
                 self._parse(frames)
+        except ChannelProtocolError as error:
+            self.hostile = True
+            reason = f"the helper broke the channel protocol ({error})"
         except Exception as error:  # any failure ends the channel
             reason = f"the stream to the helper broke ({error})"
         self._die(reason)
@@ -257,6 +270,8 @@ class ExecChannel:
         used = 0
         while len(frames) - used >= FRAME.size:
             length, call_id, kind = FRAME.unpack_from(frames, used)
+            if length > MAX_FRAME_BYTES:
+                raise ChannelProtocolError(f"a frame of {length} bytes")
             end = used + FRAME.size + length
             if len(frames) < end:
                 break
@@ -267,10 +282,10 @@ class ExecChannel:
 
     def _handle(self, call_id: int, kind: int, payload: bytes) -> None:
         if kind == HELLO:
-            hello = json.loads(payload)
+            hello = _json_object(payload, "HELLO")
             if hello.get("version") != PROTOCOL_VERSION:
-                raise ValueError(f"helper speaks protocol {hello.get('version')}")
-            self.helper_pid = int(hello["pid"])
+                raise ChannelProtocolError(f"helper speaks protocol {hello.get('version')!r}")
+            self.helper_pid = _field(hello, "pid", int, "HELLO")
             self._hello.set()
             return
         with self._lock:
@@ -283,12 +298,14 @@ class ExecChannel:
             call.err.add(payload)
         elif kind in (EXIT, FAIL):
             if kind == EXIT:
-                call.exit = json.loads(payload)
+                call.exit = _exit_info(payload)
             else:
-                call.fail = str(json.loads(payload).get("message", "unknown error"))
+                call.fail = _field(_json_object(payload, "FAIL"), "message", str, "FAIL")[:2000]
             with self._lock:
                 self._calls.pop(call_id, None)
             _wake(call)
+        else:
+            raise ChannelProtocolError(f"unknown frame type {kind}")
 
     def _die(self, reason: str) -> None:
         with self._lock:
@@ -372,25 +389,55 @@ class ExecChannel:
                 fix="Check the user, working directory and executable exist in the image",
             )
         assert call.exit is not None
-        exit_info = call.exit
-        return ExecResult(
-            exit_code=int(exit_info["code"]),
-            stdout=b"".join(call.out.parts),
-            stderr=b"".join(call.err.parts),
-            stdout_truncated=call.out.truncated or bool(exit_info["stdout_truncated"]),
-            stderr_truncated=call.err.truncated or bool(exit_info["stderr_truncated"]),
-            timed_out=bool(exit_info["timed_out"]),
-            duration_sec=time.monotonic() - started,
-        )
+        return _result(call, call.exit.code, timed_out=call.exit.timed_out, started=started)
+
+
+@attrs.frozen
+class _ExitInfo:
+    code: int
+    timed_out: bool
+    stdout_truncated: bool
+    stderr_truncated: bool
+
+
+_EXIT_FLAGS = ("timed_out", "stdout_truncated", "stderr_truncated")
+
+
+def _json_object(payload: bytes, what: str) -> dict[str, Any]:
+    try:
+        value = json.loads(payload)
+    except ValueError as error:
+        raise ChannelProtocolError(f"{what} is not JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise ChannelProtocolError(f"{what} is not a JSON object")
+    return value
+
+
+def _field(value: Mapping[str, Any], name: str, kind: type[Any], what: str) -> Any:
+    item = value.get(name)
+    if not isinstance(item, kind) or (kind is int and isinstance(item, bool)):
+        raise ChannelProtocolError(f"{what} field {name!r} is not a {kind.__name__}: {item!r}")
+    return item
+
+
+def _exit_info(payload: bytes) -> _ExitInfo:
+    """The validated EXIT payload (the helper may be an impostor)."""
+    value = _json_object(payload, "EXIT")
+    code = _field(value, "code", int, "EXIT")
+    if not 0 <= code <= 255:
+        raise ChannelProtocolError(f"EXIT code {code} is out of range")
+    flags = [_field(value, name, bool, "EXIT") for name in _EXIT_FLAGS]
+    return _ExitInfo(code, *flags)
 
 
 def _result(call: _Call, code: int, *, timed_out: bool, started: float) -> ExecResult:
+    exit_info = call.exit
     return ExecResult(
         exit_code=code,
         stdout=b"".join(call.out.parts),
         stderr=b"".join(call.err.parts),
-        stdout_truncated=call.out.truncated,
-        stderr_truncated=call.err.truncated,
+        stdout_truncated=exit_info is not None and exit_info.stdout_truncated,
+        stderr_truncated=exit_info is not None and exit_info.stderr_truncated,
         timed_out=timed_out,
         duration_sec=time.monotonic() - started,
     )
@@ -443,6 +490,11 @@ class ChannelManager:
             channel = self._channel
             if channel is not None and channel.dead is None:
                 return channel
+            if channel is not None and channel.hostile:  # an impostor: never again here
+                log.warning("exec_channel_disabled", where=self._where, reason=channel.dead)
+                self.available = False
+                self._channel = None
+                return None
             if channel is not None:  # it died: restart it, within reason
                 self.restarts += 1
                 log.warning(

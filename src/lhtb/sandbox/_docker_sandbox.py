@@ -35,7 +35,12 @@ from lhtb.sandbox._docker_images import (
     sanitise_name,
 )
 from lhtb.sandbox._docker_terminal import start_terminal
-from lhtb.sandbox._host_freeze import HostFreezeError, cgroup_procs_file, host_sweep
+from lhtb.sandbox._host_freeze import (
+    CgroupFreezer,
+    HostFreezeError,
+    cgroup_procs_file,
+    host_sweep,
+)
 from lhtb.sandbox.archive import repack, validate_archive
 from lhtb.sandbox.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -123,7 +128,9 @@ class DockerSandbox(ManagedSandbox):
         self.compose_project: str | None = None
         self._view: DockerAgentSandbox | None = None
         self._channels: ChannelManager | None = None
-        self._host_procs: tuple[Path, int] | Literal[False] | None = None
+        self._host_freeze: CgroupFreezer | Path | Literal[False] | None = None
+        """How the host freezes this container (found on first use): its freezer cgroup,
+        else a SIGSTOP sweep over this ``cgroup.procs``; False: only from inside."""
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -351,14 +358,18 @@ class DockerSandbox(ManagedSandbox):
     # -- control ---------------------------------------------------------------------------
 
     async def freeze(self) -> None:
-        """SIGSTOP every process but the init, round after round, until none is running.
+        """Stop every process of the container, so that nothing runs until :meth:`thaw`.
 
-        When the daemon is local the sweep runs on the host, from the container's
-        cgroup (nothing in the container is trusted: an agent may have replaced
-        ``/bin/sh``); otherwise it runs in the container (``_scripts.FREEZE_SCRIPT``).
+        When the daemon is local the host does it (nothing in the container is
+        trusted: an agent may have replaced ``/bin/sh``): through the container's
+        freezer cgroup, init included, confirmed by the kernel
+        (:class:`~lhtb.sandbox._host_freeze.CgroupFreezer`), else by a SIGSTOP
+        sweep over the container's cgroup. A remote daemon gets the in-container
+        sweep (``_scripts.FREEZE_SCRIPT``), which cannot stop the init (see
+        docs/isolation.md).
 
         Raises:
-            SandboxError: no fixpoint was reached (see ``_scripts.FREEZE_MAX_ROUNDS``).
+            SandboxError: the freeze could not be completed or confirmed.
         """
         try:
             await self._freeze()
@@ -405,25 +416,36 @@ class DockerSandbox(ManagedSandbox):
             )
         return int(state.get("Pid") or 0)
 
+    async def _find_host_freeze(self) -> CgroupFreezer | Path | Literal[False]:
+        if self._host_freeze is None:
+            init = await self._running_init()
+            found: CgroupFreezer | Path | None = await anyio.to_thread.run_sync(
+                CgroupFreezer.find, init, self._id
+            )
+            if found is None:
+                found = await anyio.to_thread.run_sync(cgroup_procs_file, init, self._id)
+            if found is None:
+                await self._running_init()  # a container dying under us is unavailable
+            self._host_freeze = False if found is None else found
+            log.debug("sandbox_host_freeze", where=self._where, how=str(found))
+        return self._host_freeze
+
     async def _host_sweep(self, *, freeze: bool) -> bool:
         """Freeze or thaw from the host; False when the host cannot see the container."""
         if not self._backend.settings.host_freeze or self.compose_project is not None:
             return False
-        if self._host_procs is None:
-            init = await self._running_init()
-            procs = await anyio.to_thread.run_sync(cgroup_procs_file, init, self._id)
-            if procs is None:
-                await self._running_init()  # a container dying under us is unavailable
-            self._host_procs = (procs, init) if procs is not None else False
-        if self._host_procs is False:
+        how = await self._find_host_freeze()
+        if how is False:
             return False
-        procs, init = self._host_procs
         timeout = self._backend.settings.control_timeout_sec
+        work: Callable[[], int | None]
+        if isinstance(how, CgroupFreezer):
+            work = functools.partial(how.freeze if freeze else how.thaw, timeout=timeout)
+        else:
+            work = functools.partial(host_sweep, how, keep=set(), freeze=freeze, timeout=timeout)
         try:
-            rounds = await anyio.to_thread.run_sync(
-                functools.partial(host_sweep, procs, keep={init}, freeze=freeze, timeout=timeout)
-            )
-        except HostFreezeError as error:
+            rounds = await anyio.to_thread.run_sync(work)
+        except (HostFreezeError, OSError) as error:
             raise SandboxError(
                 f"freeze failed: {error}",
                 where=self._where,

@@ -2,11 +2,19 @@
 
 The in-container SIGSTOP sweep (:mod:`lhtb.sandbox._scripts`) runs the image's
 ``sh``: a root agent that replaces ``/bin/sh`` defeats it. When the Docker
-daemon is local, the host can see the container's processes itself: it reads
-the container's cgroup (``cgroup.procs``, v1 or v2) and signals the host pids
-directly, round after round until every process is stopped. Nothing inside the
-container runs. Processes started later (the verifier's own ``docker exec``)
-are not affected, which is why this is a sweep and not the cgroup freezer.
+daemon is local, the host can see the container's processes itself.
+
+:class:`CgroupFreezer` (preferred; needs write access to the container's
+freezer cgroup, v1 or v2): every process of the container, its init
+included, is moved into a child cgroup that is frozen *before* the first
+process moves in, so each process stops the moment it arrives and nothing
+can race the move; the kernel then confirms ``FROZEN``. Commands started
+later (the verifier's own ``docker exec``) join the container's cgroup,
+outside the frozen child, and run. (Docker's ``pause`` freezes the container's
+own cgroup, which would stop the verifier too.)
+
+:func:`host_sweep` (fallback): SIGSTOP from the host, round after round, until
+a round sees every listed process stopped and the listing unchanged.
 
 Everything here is blocking; callers run it in a worker thread.
 """
@@ -19,15 +27,147 @@ import signal
 import time
 from pathlib import Path
 
-__all__ = ["HostFreezeError", "cgroup_procs_file", "host_sweep"]
+import attrs
+
+__all__ = [
+    "CgroupFreezer",
+    "HostFreezeError",
+    "cgroup_procs_file",
+    "host_sweep",
+    "thaw_before_removal",
+]
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
+FROZEN_CHILD = "lhtb-frozen"
+"""The child of the container's freezer cgroup that holds its processes while frozen."""
 _STOPPED = {"T", "t", "Z", "X", "x"}
 _SIGSTOP_BIT = 1 << (signal.SIGSTOP - 1)
 
 
 class HostFreezeError(Exception):
     """The sweep found no fixpoint."""
+
+
+@attrs.frozen
+class CgroupFreezer:
+    """The container's freezer cgroup (``base``) and its frozen child."""
+
+    version: int
+    base: Path
+
+    @classmethod
+    def find(cls, pid: int, container_id: str, *, root: Path = CGROUP_ROOT) -> CgroupFreezer | None:
+        """The freezer of the container whose init is ``pid``; ``None`` when this host
+        cannot see or write it (a remote daemon, another namespace, not root)."""
+        for version, base in _cgroup_dirs(pid, container_id, root, ("freezer",)):
+            control = "freezer.state" if version == 1 else "cgroup.freeze"
+            if version == 2 and not (base / control).exists():
+                continue
+            if str(pid) not in _text(base / "cgroup.procs").split():
+                continue
+            try:
+                (base / FROZEN_CHILD).mkdir(exist_ok=True)
+            except OSError:
+                continue
+            if (base / FROZEN_CHILD / control).exists():
+                return cls(version, base)
+        return None
+
+    @property
+    def child(self) -> Path:
+        return self.base / FROZEN_CHILD
+
+    def freeze(self, *, timeout: float) -> int:
+        """Freeze every process of the container, init included; returns the rounds of moves.
+
+        Raises:
+            HostFreezeError: processes kept appearing, or the kernel did not confirm.
+        """
+        give_up = time.monotonic() + timeout
+        self._set(frozen=True)  # before anything moves in: arrivals stop at once
+        rounds = 0
+        while True:
+            rounds += 1
+            left = [pid for pid in _pids(self.base / "cgroup.procs") if not _zombie(pid)]
+            if not left:
+                break
+            for pid in left:
+                with contextlib.suppress(OSError):  # gone meanwhile: nothing to freeze
+                    (self.child / "cgroup.procs").write_text(str(pid))
+            if time.monotonic() > give_up:
+                raise HostFreezeError(
+                    f"processes kept appearing outside the frozen cgroup after {rounds} "
+                    f"rounds ({timeout:g}s): " + ", ".join(_describe(p) for p in left[:5])
+                )
+        self._settle(frozen=True, give_up=give_up)
+        return rounds
+
+    def thaw(self, *, timeout: float) -> None:
+        """Let the frozen processes run again (they stay in the child cgroup)."""
+        self._set(frozen=False)
+        self._settle(frozen=False, give_up=time.monotonic() + timeout)
+
+    def _set(self, *, frozen: bool) -> None:
+        if self.version == 1:
+            (self.child / "freezer.state").write_text("FROZEN" if frozen else "THAWED")
+        else:
+            (self.child / "cgroup.freeze").write_text("1" if frozen else "0")
+
+    def is_frozen(self) -> bool:
+        """What the kernel reports: every process in the child is frozen."""
+        if self.version == 1:
+            return _text(self.child / "freezer.state").strip() == "FROZEN"
+        return "frozen 1" in _text(self.child / "cgroup.events").splitlines()
+
+    def _settle(self, *, frozen: bool, give_up: float) -> None:
+        while self.is_frozen() != frozen:
+            if time.monotonic() > give_up:
+                raise HostFreezeError(
+                    f"the kernel did not confirm {'frozen' if frozen else 'thawed'} "
+                    f"for {self.child}"
+                )
+            if frozen and self.version == 1:
+                self._set(frozen=True)  # v1 retries stubborn tasks on each write
+            time.sleep(0.005)
+
+
+def thaw_before_removal(pid: int, container_id: str, *, root: Path = CGROUP_ROOT) -> None:
+    """Thaw the frozen child of the container whose init is ``pid``, if any: frozen
+    processes do not die of SIGKILL, so the daemon could not stop the container."""
+    for version, base in _cgroup_dirs(pid, container_id, root, ("freezer",)):
+        with contextlib.suppress(OSError):
+            CgroupFreezer(version, base)._set(frozen=False)
+
+
+def _cgroup_dirs(
+    pid: int, container_id: str, root: Path, controllers: tuple[str, ...]
+) -> list[tuple[int, Path]]:
+    """(version, directory) of each cgroup of ``pid`` that belongs to the container."""
+    found: list[tuple[int, Path]] = []
+    for line in _text(Path(f"/proc/{pid}/cgroup")).splitlines():
+        _, names, path = line.split(":", 2)
+        if container_id not in path:
+            continue  # not this container's cgroup (e.g. we are in another namespace)
+        relative = path.lstrip("/").removesuffix(f"/{FROZEN_CHILD}")  # frozen before
+        if names == "":
+            found += [(2, root / relative), (2, root / "unified" / relative)]
+        for name in controllers:
+            if name in names.split(","):
+                found.append((1, root / names / relative))
+    return found
+
+
+def _text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except OSError:
+        return ""
+
+
+def _zombie(pid: int) -> bool:
+    """Exited but not reaped (its parent may be frozen): it can never run again."""
+    stat = _text(Path(f"/proc/{pid}/stat"))
+    return not stat or stat.rsplit(")", 1)[-1].split()[0:1] in (["Z"], ["X"])
 
 
 def cgroup_procs_file(pid: int, container_id: str, *, root: Path = CGROUP_ROOT) -> Path | None:
@@ -37,27 +177,14 @@ def cgroup_procs_file(pid: int, container_id: str, *, root: Path = CGROUP_ROOT) 
     PID namespace, an unreadable or unknown cgroup layout): callers then fall
     back to the in-container sweep.
     """
-    try:
-        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    candidates: list[Path] = []
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if container_id not in path:
-            continue  # not this container's cgroup (e.g. we are in another namespace)
-        relative = path.lstrip("/")
-        if controllers == "":
-            candidates += [root / relative, root / "unified" / relative]
-        for name in ("pids", "freezer", "cpuacct", "memory"):
-            if name in controllers.split(","):
-                candidates.append(root / controllers / relative)
-    for candidate in candidates:
+    for _, candidate in _cgroup_dirs(pid, container_id, root, _SWEEP_CONTROLLERS):
         procs = candidate / "cgroup.procs"
-        with contextlib.suppress(OSError):
-            if str(pid) in procs.read_text().split():
-                return procs
+        if str(pid) in _text(procs).split():
+            return procs
     return None
+
+
+_SWEEP_CONTROLLERS = ("pids", "freezer", "cpuacct", "memory")
 
 
 def _stop_pending(pid: int) -> bool:
@@ -109,11 +236,12 @@ def _pids(procs: Path) -> list[int]:
 def host_sweep(procs: Path, *, keep: set[int], freeze: bool, timeout: float) -> int:
     """SIGSTOP (``freeze``) or SIGCONT every process listed in ``procs`` except ``keep``.
 
-    Freezing repeats until a round finds every thread stopped: a process that
-    forks is caught in the round after its child appears, and stopped
-    processes cannot fork. A signalled process may take a while to stop on a
-    loaded host, so the bound is ``timeout``, not a number of rounds. Returns
-    the number of rounds.
+    Freezing repeats until a round finds every thread stopped *and* the listing
+    unchanged from the round's start: a process that forks is caught in the
+    round after its child appears, a process that forked and exited between
+    listing and checking makes the round dirty, and stopped processes cannot
+    fork. A signalled process may take a while to stop on a loaded host, so the
+    bound is ``timeout``, not a number of rounds. Returns the number of rounds.
 
     Raises:
         HostFreezeError: no fixpoint within ``timeout``.
@@ -123,18 +251,22 @@ def host_sweep(procs: Path, *, keep: set[int], freeze: bool, timeout: float) -> 
     while True:
         rounds += 1
         busy = False
-        for pid in _pids(procs):
+        listed = _pids(procs)
+        for pid in listed:
             if pid in keep:
                 continue
             if not freeze:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGCONT)
                 continue
-            if _running(pid):
+            running = _running(pid)
+            if running is None:  # gone since the listing: it may have left children
+                busy = True
+            elif running:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGSTOP)
-                    busy = True
-        if not freeze or not busy:
+                busy = True
+        if not freeze or not (busy or set(_pids(procs)) != set(listed)):
             return rounds
         if time.monotonic() > give_up:
             stuck = [_describe(pid) for pid in _pids(procs) if pid not in keep and _running(pid)]

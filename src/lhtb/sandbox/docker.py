@@ -55,6 +55,7 @@ from lhtb.sandbox._docker_images import (
 )
 from lhtb.sandbox._docker_sandbox import DockerAgentSandbox, DockerSandbox, translate_errors
 from lhtb.sandbox._healthcheck import wait_healthy
+from lhtb.sandbox._host_freeze import thaw_before_removal
 from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
 from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
 from lhtb.task import Task, resolve_env
@@ -370,6 +371,7 @@ class DockerBackend(SandboxBackend):
             return
         try:
             with anyio.fail_after(self.settings.remove_timeout_sec):
+                await self._thaw_before_removal(container_id)
                 await anyio.to_thread.run_sync(
                     functools.partial(
                         self.client.api.remove_container, container_id, force=True, v=True
@@ -381,6 +383,17 @@ class DockerBackend(SandboxBackend):
         except docker.errors.APIError as error:
             if "already in progress" not in str(error):
                 raise
+
+    async def _thaw_before_removal(self, container_id: str) -> None:
+        """Thaw a container frozen through its cgroup (a frozen process ignores SIGKILL)."""
+        if not self.settings.host_freeze:
+            return
+        info = await anyio.to_thread.run_sync(
+            self.client.api.inspect_container, container_id, abandon_on_cancel=True
+        )
+        pid = int(info.get("State", {}).get("Pid") or 0)
+        if pid:
+            await anyio.to_thread.run_sync(thaw_before_removal, pid, container_id)
 
     async def cleanup(self, run_id: str | None = None) -> int:
         """Remove containers, compose projects and snapshot images of ``run_id`` (all if None).
