@@ -120,7 +120,8 @@ async def test_exec_users(sandbox: DockerSandbox) -> None:
     assert (await sandbox.exec("id -un")).stdout == b"root\n"
     view = sandbox.agent_view()
     assert (await view.exec("id -un")).stdout == b"agent\n"
-    assert (await view.exec("id -un", user="root")).stdout == b"root\n"
+    with pytest.raises(ExecError, match="refused"):
+        await view.exec("id -un", user="root")
     assert (await sandbox.exec("id -un", user="agent")).stdout == b"agent\n"
     assert not hasattr(view, "freeze")
     assert not hasattr(view, "snapshot")

@@ -35,6 +35,7 @@ from lhtb.sandbox.base import (
     Sandbox,
     SandboxSpec,
     Terminal,
+    agent_exec_user,
 )
 
 if TYPE_CHECKING:
@@ -367,13 +368,14 @@ class LocalAgentSandbox:
         stdin: bytes | str | None = None,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
     ) -> ExecResult:
-        """Run a command, as ``[agent].user`` unless ``user`` is given."""
+        """Run a command as ``[agent].user`` (``user`` may only name it, see
+        :func:`~lhtb.sandbox.base.agent_exec_user`)."""
         return await self._managed.exec(
             command,
             timeout=timeout,
             cwd=cwd,
             env=env,
-            user=self._user if user is None else user,
+            user=agent_exec_user(self._user, user),
             stdin=stdin,
             output_limit=output_limit,
         )

@@ -21,6 +21,7 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
+from lhtb.errors import ExecError
 from lhtb.task import Task
 
 __all__ = [
@@ -31,10 +32,27 @@ __all__ = [
     "SandboxBackend",
     "SandboxSpec",
     "Terminal",
+    "agent_exec_user",
 ]
 
 DEFAULT_OUTPUT_LIMIT = 10 * 1024 * 1024
 """Bytes kept per output stream of one command before it is truncated."""
+
+
+def agent_exec_user(task_user: str | None, requested: str | int | None) -> str | int | None:
+    """The user an agent's command runs as: ``[agent].user`` is a boundary, not a default.
+
+    Raises:
+        ExecError: the task sets ``[agent].user`` and ``requested`` names another user.
+    """
+    if task_user is None or requested is None or str(requested) == task_user:
+        return task_user if requested is None else requested
+    raise ExecError(
+        f"the agent runs as [agent].user {task_user!r}; exec as user {str(requested)!r} is refused",
+        where="agent sandbox",
+        fix="Drop user= (or pass the task's user); a task whose agent needs root must "
+        "not set [agent].user",
+    )
 
 
 @attrs.frozen
@@ -142,7 +160,11 @@ class Sandbox(Protocol):
         stdin: bytes | str | None = None,
         output_limit: int = DEFAULT_OUTPUT_LIMIT,
     ) -> ExecResult:
-        """Run a command. A timeout kills its whole process group and sets ``timed_out``."""
+        """Run a command. A timeout kills its whole process group and sets ``timed_out``.
+
+        On an agent's view of a task with ``[agent].user``, commands run as that
+        user and ``user`` may only name it (anything else raises ``ExecError``).
+        """
         ...
 
     async def read_file(self, path: str) -> bytes:

@@ -218,13 +218,17 @@ async def test_cwd(conformance_sandbox: ManagedSandbox) -> None:
 
 @pytest.mark.anyio
 async def test_users(conformance_sandbox: ManagedSandbox) -> None:
-    """Harness commands run as root; ``user`` switches; the agent view uses [agent].user."""
+    """Harness commands run as root; ``user`` switches; the agent view is held to
+    [agent].user (another ``user`` is refused, not honoured)."""
     assert await _text(conformance_sandbox, "id -u") == "0"
     assert await _text(conformance_sandbox, "id -un", user="agent") == "agent"
     view = conformance_sandbox.agent_view()
     assert await _text(view, "id -un") == "agent"
     assert await _text(view, "echo $HOME") == "/home/agent"
-    assert await _text(view, "id -u", user="root") == "0"
+    for other in ("root", 0, "nobody"):
+        with pytest.raises(ExecError, match=r"\[agent\]\.user"):
+            await view.exec("id -u", user=other, timeout=60)
+    assert await _text(view, "id -un", user="agent") == "agent"
     with pytest.raises(ExecError):
         await conformance_sandbox.exec("true", user="no-such-user", timeout=60)
     denied = await view.exec("touch /etc/agent-was-here", timeout=60)
