@@ -361,5 +361,15 @@ TECHNIQUES = {
     "stop-spam-min-interval": "stop immediately every turn; min_pass_interval_sec must hold",
     "write-after-budget": "a process spoiling the answer from just after the deadline",
     "ignore-cancellation": "an agent coroutine that swallows cancellation and keeps writing",
+    "ptrace-inject-init": "ptrace the sandbox's init (PID 1) and make it execve a poller that "
+    "never forks",
+    "fork-exit-chain": "processes that fork their successor and exit at once, among 120 idle "
+    "ones (racing a per-process SIGSTOP sweep), copying the grader's files",
+    "sigcont-storm": "processes sending SIGCONT to everything, beside a poller",
+    "channel-malformed-exit": "a python3 shim on PATH replaces the next exec-channel helper "
+    "(Docker); it answers with a malformed EXIT frame",
+    "channel-giant-frame": "the impostor helper declares a 2 GiB frame and streams 600 MiB",
+    "channel-output-over-cap": "the impostor sends 100 MiB of well-formed output (cap 10 MiB)",
+    "channel-stray-frames": "the impostor floods 100 MiB of frames for calls that do not exist",
 }
 """Every technique the suite runs, with what it does (rendered into docs/security.md)."""
