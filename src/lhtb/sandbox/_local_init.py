@@ -4,7 +4,8 @@ Started by :mod:`lhtb.sandbox.local` as ``python -I -S -`` with this file on
 stdin and ``LHTB_INIT_CONFIG`` naming its JSON config:
 
 1. (rootless only) enter a new user namespace mapping sandbox root to the caller;
-2. unshare mount, PID, IPC, UTS (and network, unless the sandbox has internet);
+2. unshare mount, PID, IPC, UTS and network (the host attaches slirp4netns to the
+   network namespace when the sandbox has internet);
 3. fork: the child is PID 1 of the new PID namespace. The parent prints the
    child's host PID, then waits for it and exits with its status;
 4. the child marks the masked host paths in the writable upper layer (opaque
@@ -65,8 +66,10 @@ SIOCSIFFLAGS = 0x8914
 IFF_UP = 0x1
 HEADER = struct.Struct(">I")
 MAX_MESSAGE = 16 * 1024 * 1024
-# Docker's default capability set, without CAP_MKNOD (no devices cgroup here).
-KEEP_CAPS = frozenset({0, 1, 3, 4, 5, 6, 7, 8, 10, 13, 18, 29, 31})
+# Docker's default capability set, without CAP_MKNOD (no devices cgroup here) and
+# CAP_NET_RAW (no packet sockets, no spoofed packets).
+KEEP_CAPS = frozenset({0, 1, 3, 4, 5, 6, 7, 8, 10, 18, 29, 31})
+SLIRP_DNS = "10.0.2.3"
 DEV_NODES = ("null", "zero", "full", "random", "urandom", "tty")
 PROC_READONLY = ("sys", "sysrq-trigger", "irq", "bus", "fs")
 PROC_HIDDEN = ("kcore", "keys", "timer_list", "sched_debug", "kallsyms", "kmsg")
@@ -631,8 +634,7 @@ def become_init(config: dict[str, Any]) -> None:
     setup_root(config)
     name = config["hostname"].encode()
     _check(libc.sethostname(name, len(name)), "sethostname")
-    if not config["network"]:
-        loopback_up()
+    loopback_up()
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     if os.path.exists(config["socket"]):
         os.unlink(config["socket"])
@@ -644,6 +646,11 @@ def become_init(config: dict[str, Any]) -> None:
         fds[role] = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     config["_cgroup_fds"] = fds
     pivot(config["merged"])
+    if config["network"]:
+        with contextlib.suppress(OSError):  # a link (systemd-resolved) is replaced
+            os.unlink("/etc/resolv.conf")
+        with contextlib.suppress(OSError):
+            write_file("/etc/resolv.conf", f"nameserver {SLIRP_DNS}\n")
     sys.stdout.write("READY\n")
     sys.stdout.flush()
     null = os.open("/dev/null", os.O_RDWR)
@@ -655,9 +662,7 @@ def become_init(config: dict[str, Any]) -> None:
 def main() -> None:
     with open(os.environ["LHTB_INIT_CONFIG"]) as handle:
         config = json.load(handle)
-    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS
-    if not config["network"]:
-        flags |= CLONE_NEWNET
+    flags = CLONE_NEWNS | CLONE_NEWPID | CLONE_NEWIPC | CLONE_NEWUTS | CLONE_NEWNET
     if config["rootless"]:
         uid, gid = os.getuid(), os.getgid()
         _check(libc.unshare(CLONE_NEWUSER), "unshare(CLONE_NEWUSER)")

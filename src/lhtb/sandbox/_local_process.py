@@ -119,6 +119,7 @@ def stop_sandbox_sync(directory: Path) -> None:
     pids = [
         (record.get("init_pid"), record.get("init_start")),
         (record.get("monitor_pid"), record.get("monitor_start")),
+        (record.get("slirp_pid"), record.get("slirp_start")),
     ]
     for pid, start in pids:
         if isinstance(pid, int) and pid > 0 and process_alive(pid, start):

@@ -299,6 +299,7 @@ class DockerBackend(SandboxBackend):
             environment=env,
             working_dir=task.environment.workdir,
             network_mode=None if spec.network_enabled else "none",
+            cap_drop=["NET_RAW"],  # no packet sockets (ping uses ICMP datagram sockets)
             nano_cpus=int(cpus * 1e9),
             mem_limit=memory,
             memswap_limit=memory,

@@ -1,12 +1,13 @@
 """The local sandbox backend: Linux namespaces and an overlay of the host, no daemon.
 
 Each sandbox is a long-lived init process (:mod:`lhtb.sandbox._local_init`)
-in its own mount, PID, IPC and UTS namespaces, and in a network namespace with
-only loopback unless the task allows internet. Its root is an overlay: the
+in its own mount, PID, IPC, UTS and network namespaces: loopback only, plus
+user-mode networking (``slirp4netns``, no access to the host's loopback) when the
+task allows internet. Its root is an overlay: the
 host's ``/`` read-only below, a per-sandbox writable upper above, with fresh
 ``/proc``, ``/sys`` (read-only) and ``/dev``, and the host's sensitive paths
 hidden (see :func:`lhtb.sandbox._local_root.mask_paths`). Commands run with
-Docker's default capabilities minus ``CAP_MKNOD``. As a normal user the
+Docker's default capabilities minus ``CAP_MKNOD`` and ``CAP_NET_RAW``. As a normal user the
 sandbox lives in a user namespace mapping its root to the caller.
 
 * :meth:`LocalBackend.prepare` runs the task's Dockerfile subset (see
@@ -41,6 +42,7 @@ from lhtb.sandbox import _local_dockerfile as dockerfile
 from lhtb.sandbox._compose import find_compose_file
 from lhtb.sandbox._healthcheck import wait_healthy
 from lhtb.sandbox._local_cgroups import Freezer, Limits, process_start_time
+from lhtb.sandbox._local_network import start_slirp
 from lhtb.sandbox._local_process import (
     DEFAULT_PATH,
     FIX_USERNS,
@@ -430,6 +432,23 @@ class LocalBackend(SandboxBackend):
             }
         )
         (directory / "sandbox.json").write_text(json.dumps(record))
+        if network:
+            try:
+                slirp = await anyio.to_thread.run_sync(
+                    functools.partial(
+                        start_slirp,
+                        init_pid,
+                        directory,
+                        rootless=self.rootless,
+                        timeout=self.settings.start_timeout_sec,
+                    )
+                )
+                record.update(slirp_pid=slirp.pid, slirp_start=process_start_time(slirp.pid))
+                (directory / "sandbox.json").write_text(json.dumps(record))
+            except BaseException:
+                with anyio.CancelScope(shield=True):
+                    await self.remove_sandbox(directory)
+                raise
         sandbox = LocalSandbox(
             self,
             sandbox_id,
