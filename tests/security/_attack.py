@@ -371,5 +371,10 @@ TECHNIQUES = {
     "channel-giant-frame": "the impostor helper declares a 2 GiB frame and streams 600 MiB",
     "channel-output-over-cap": "the impostor sends 100 MiB of well-formed output (cap 10 MiB)",
     "channel-stray-frames": "the impostor floods 100 MiB of frames for calls that do not exist",
+    "reach-host-loopback": "connect to a service on the host's 127.0.0.1 (via 127.0.0.1, "
+    "localhost, the slirp and Docker gateways), with internet allowed",
+    "packet-socket": "open an AF_PACKET raw socket and sniff",
+    "agent-exec-as-root": "with [agent].user set, exec(..., user='root') to write the answer "
+    "where the agent's user may not",
 }
 """Every technique the suite runs, with what it does (rendered into docs/security.md)."""
