@@ -28,7 +28,7 @@ from lhtb.errors import (
     SandboxUnavailableError,
     UnsupportedFeatureError,
 )
-from lhtb.sandbox import registry
+from lhtb.sandbox import _local_network, registry
 from lhtb.sandbox._local_cgroups import process_alive
 from lhtb.sandbox._local_dockerfile import parse_dockerfile
 from lhtb.sandbox._local_root import default_state_root
@@ -518,6 +518,19 @@ async def test_snapshot_over_the_cap_is_refused(tmp_path: Path, run_id: str) -> 
         assert not box.frozen
     finally:
         await box.destroy()
+
+
+async def test_internet_without_slirp4netns_is_a_typed_error(
+    local_backend: LocalBackend, tmp_path: Path, run_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A task that allows internet needs slirp4netns; without it: a typed error naming
+    the fix, and no sandbox left behind (the run_id fixture checks)."""
+    task = make_task(tmp_path / "task")
+    online = attrs.evolve(task, environment=attrs.evolve(task.environment, allow_internet=True))
+    image = await local_backend.prepare(online)
+    monkeypatch.setattr(_local_network, "SLIRP", "slirp4netns-not-installed")
+    with pytest.raises(BackendUnavailableError, match="apt-get install slirp4netns"):
+        await local_backend.start(SandboxSpec(image=image, task=online, run_id=run_id))
 
 
 async def test_destroyed_sandbox_is_unavailable(sandbox: LocalSandbox) -> None:
