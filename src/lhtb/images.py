@@ -16,6 +16,7 @@ import enum
 import functools
 import re
 import threading
+import tomllib
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,8 @@ PULL_TIMEOUT_SEC = 30.0
 _FROM = re.compile(r"^\s*FROM\s+(?P<rest>.+)$", re.IGNORECASE)
 _COPY_FROM = re.compile(r"^\s*COPY\s.*--from=(?P<image>\S+)", re.IGNORECASE)
 _ARG = re.compile(r"^\s*ARG\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?:=(?P<value>\S*))?", re.I)
+_COMPOSE = "docker-compose.yaml"
+_COMPOSE_IMAGE = re.compile(r"^\s*image:\s*(?P<image>\S+)\s*(?:#.*)?$", re.MULTILINE)
 _VAR = re.compile(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 
 
@@ -95,6 +98,37 @@ def find_dockerfiles(paths: Iterable[Path]) -> list[Path]:
         elif path.is_dir():
             found.extend(sorted(path.glob("*/environment/Dockerfile")))
     return found
+
+
+def _task_dirs(paths: Iterable[Path | str]) -> list[Path]:
+    """Each task directory given, or under a collection directory given."""
+    found: list[Path] = []
+    for path in map(Path, paths):
+        if (path / "task.toml").is_file():
+            found.append(path)
+        elif path.is_dir():
+            found.extend(sorted(p.parent for p in path.glob("*/task.toml")))
+    return found
+
+
+def _other_images(task_dir: Path) -> list[str]:
+    """Images a task names outside its Dockerfile: compose ``image:`` lines (without
+    ``${...}`` variables) and ``[environment].docker_image``."""
+    images: list[str] = []
+    compose = task_dir / "environment" / _COMPOSE
+    if compose.is_file():
+        for match in _COMPOSE_IMAGE.finditer(compose.read_text(encoding="utf-8")):
+            image = match.group("image").strip("'\"")
+            if "$" not in image:
+                images.append(image)
+    try:
+        with (task_dir / "task.toml").open("rb") as handle:
+            prebuilt = tomllib.load(handle).get("environment", {}).get("docker_image")
+    except (OSError, tomllib.TOMLDecodeError):
+        prebuilt = None
+    if isinstance(prebuilt, str) and prebuilt:
+        images.append(prebuilt)
+    return images
 
 
 def _logical_lines(text: str) -> list[str]:
@@ -213,7 +247,9 @@ def bootstrap_base_images(
     client: Any | None = None,
     pull_timeout: float = PULL_TIMEOUT_SEC,
 ) -> BootstrapReport:
-    """Make every image the tasks' Dockerfiles use (bases and ``COPY --from``) available.
+    """Make every image the tasks use available: their Dockerfiles' bases and ``COPY
+    --from`` sources, the ``image:`` lines of their ``docker-compose.yaml`` and their
+    ``[environment].docker_image``.
 
     ``task_dirs`` are task directories or directories of tasks.
 
@@ -237,10 +273,12 @@ def bootstrap_base_images(
     dockerfiles = find_dockerfiles(Path(p) for p in task_dirs)
     wanted: list[str] = []
     for dockerfile in dockerfiles:
-        for image in dockerfile_images(dockerfile.read_text(encoding="utf-8")).all:
-            if image not in wanted:
-                wanted.append(image)
-    results = ensure_base_images(wanted, client=client, pull_timeout=pull_timeout)
+        wanted.extend(dockerfile_images(dockerfile.read_text(encoding="utf-8")).all)
+    for task_dir in _task_dirs(task_dirs):
+        wanted.extend(_other_images(task_dir))
+    results = ensure_base_images(
+        list(dict.fromkeys(wanted)), client=client, pull_timeout=pull_timeout
+    )
     return BootstrapReport(dockerfiles=tuple(dockerfiles), results=tuple(results))
 
 

@@ -195,3 +195,19 @@ def test_cli_names_images_it_cannot_make_and_makes_the_rest(
     assert "lhtb-test/never-made:3" in result.output
     assert "docker load -i bases.tar" in result.output
     assert "python:3.11[-slim][-bookworm]" in result.output
+
+
+@pytest.mark.docker
+def test_bootstrap_also_names_compose_and_prebuilt_images(
+    tmp_path: Path, docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(images, "_try_pull", lambda *args: False)
+    task = _task(tmp_path, "t1", "debian:bookworm-slim")
+    (task / "task.toml").write_text('[environment]\ndocker_image = "lhtb-test/prebuilt:9"\n')
+    (task / "environment" / "docker-compose.yaml").write_text(
+        "services:\n  main:\n    image: ${MAIN_IMAGE_NAME}\n"
+        "  db:\n    image: 'lhtb-test/sidecar:8'  # a database\n"
+    )
+    with pytest.raises(BackendUnavailableError) as caught:
+        bootstrap_base_images([tmp_path], client=docker_client)
+    assert "lhtb-test/sidecar:8, lhtb-test/prebuilt:9 are missing" in str(caught.value)
