@@ -346,5 +346,5 @@ async def test_check_gates_oracle_and_nop(tmp_path: Path) -> None:
         )
     )
     assert result.exit_code == 1, result.output
-    assert "1/2 tasks pass both gates" in result.output
+    assert "1/2 tasks pass every gate" in result.output
     assert "FAIL test/leaky: nop must get a reward below 0.95" in result.output

@@ -22,6 +22,7 @@ import lhtb
 from lhtb._manifest import open_manifest
 from lhtb._seeds import MAX_SEED, check_seed, derive_seed
 from lhtb.audit import regrade
+from lhtb.check import check_tasks
 from lhtb.cli import main
 from lhtb.errors import BackendUnavailableError, LhtbError
 from lhtb.sandbox.base import SandboxBackend
@@ -288,3 +289,45 @@ async def test_inputs_over_the_cap_are_not_kept_and_the_record_says_so(
     )
     assert result.exit_code == 1
     assert "cannot be re-graded" in result.output
+
+
+# -- the reproducibility gate of lhtb check --------------------------------------------------------
+
+NOT_REPRODUCIBLE_SH = """#!/bin/sh
+echo "0.$(od -An -N1 -tu1 /dev/urandom | tr -d ' ')1" > /logs/verifier/reward.txt
+"""
+
+
+@pytest.mark.docker
+@pytest.mark.anyio
+async def test_check_gates_weak_solutions_on_reward_and_reproducibility(tmp_path: Path) -> None:
+    steady, flaky = tmp_path / "tasks" / "steady", tmp_path / "tasks" / "flaky"
+    write_task(steady, "separate")
+    write_task(flaky, "separate")
+    (flaky / "tests" / "test.sh").write_text(NOT_REPRODUCIBLE_SH)
+    for root in (steady, flaky):
+        (root / "solution").mkdir()
+        (root / "solution" / "solve.sh").write_text("#!/bin/sh\necho ok > /app/submission.txt\n")
+        weak = root / "tests" / "weak_solution_hardcoded" / "app"
+        weak.mkdir(parents=True)
+        (weak / "other.txt").write_text("not the submission\n")
+        toml = root / "task.toml"
+        toml.write_text(
+            toml.read_text().replace("[agent]", f'[task]\nname = "t/{root.name}"\n[agent]')
+        )
+    checks = await check_tasks(
+        [lhtb.load_task(steady), lhtb.load_task(flaky)],
+        output_dir=tmp_path / "check",
+        stagger_sec=0.05,
+    )
+    by_name = {c.task: c for c in checks}
+    [weak] = by_name["t/steady"].weak
+    assert weak.name == "weak_solution_hardcoded"
+    assert weak.reward == 0.0
+    assert weak.reproducible
+    assert weak.spread is not None
+    assert weak.spread.n == 5
+    assert weak.problems == ()  # (the fixture's oracle itself is lucky only on even seeds)
+    [shaky] = by_name["t/flaky"].weak
+    assert not shaky.reproducible
+    assert any("not reproducible on its seed" in p for p in by_name["t/flaky"].problems)

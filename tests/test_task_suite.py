@@ -6,10 +6,13 @@ metadata, the 90-minute budget, and that at least six tasks continue until
 timeout.
 
 The weak-solution gate (real Docker): each task ships a "public-checks-only"
-solution in ``tests/weak_solution/``. Its contents are copied over the root of
-the agent sandbox (``tests/weak_solution/app/x.py`` -> ``/app/x.py``), the agent
-stops, and the verifier runs once. Every public subtask must score 1.0 and the
-overall reward must stay below 0.5: that proves the hidden cases bite.
+solution in ``tests/weak_solution/`` and at least one shortcut (a blacklist,
+hard-coded answers) in ``tests/weak_solution_<label>/``. Each is copied over
+the root of the agent sandbox (``tests/weak_solution/app/x.py`` ->
+``/app/x.py``), the agent stops, and the verifier runs once. The overall reward
+must stay below 0.5, and the public-checks-only one must pass every public
+subtask: that proves the hidden cases bite. (``lhtb check`` runs the same gate
+and also re-grades each on its seed and on others.)
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from pathlib import Path
 import pytest
 
 import lhtb
+from lhtb._weak_gate import weak_solutions
+from lhtb.check import WeakSolutionAgent
 from lhtb.task import Task
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]
@@ -37,11 +42,6 @@ WEAK_BUDGET_SEC = 600
 
 def _load(task_dir: Path) -> Task:
     return lhtb.load_task(task_dir)
-
-
-@pytest.fixture(params=TASK_DIRS, ids=[p.name for p in TASK_DIRS])
-def task_dir(request: pytest.FixtureRequest) -> Path:
-    return Path(request.param)
 
 
 # -- static ----------------------------------------------------------------------------------
@@ -80,6 +80,10 @@ def test_task_declares_the_suite_conventions(path: Path) -> None:
     where = f"{path.name}: the weak solution belongs in {WEAK_DIR}/ (copied over /)"
     assert weak.is_dir(), where
     assert any(p.is_file() for p in weak.rglob("*")), where
+    shortcuts = [p.name for p in weak_solutions(task) if p.name != WEAK_DIR.name]
+    assert shortcuts, f"{path.name}: add a shortcut weak solution in tests/weak_solution_<label>/"
+    for name in shortcuts:
+        assert any(p.is_file() for p in (path / "tests" / name).rglob("*")), f"{path.name}: {name}"
     assert "## Weak solution" in readme, f"{path.name}: README.md needs a 'Weak solution' section"
 
 
@@ -94,30 +98,21 @@ def test_most_tasks_continue_until_timeout() -> None:
 # -- weak-solution gate (Docker) ------------------------------------------------------------------
 
 
-class WeakSolutionAgent:
-    """Copies ``tests/weak_solution/`` over the sandbox root and stops."""
-
-    name = "weak-solution"
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-
-    async def run(self, turn: lhtb.Turn) -> None:
-        if turn.feedback:
-            return
-        for path in sorted(p for p in self.root.rglob("*") if p.is_file()):
-            target = "/" + path.relative_to(self.root).as_posix()
-            await turn.sandbox.write_file(
-                target, path.read_bytes(), mode=path.stat().st_mode & 0o777
-            )
+WEAK_CASES = [
+    (task, weak)
+    for task in TASK_DIRS
+    for weak in sorted(p.name for p in (task / "tests").glob("weak_solution*") if p.is_dir())
+]
 
 
-async def test_weak_solution_passes_public_checks_but_not_the_task(
-    task_dir: Path, tmp_path: Path
+@pytest.mark.parametrize(
+    ("task_dir", "weak_name"), WEAK_CASES, ids=[f"{t.name}-{w}" for t, w in WEAK_CASES]
+)
+async def test_weak_solution_does_not_pass_the_task(
+    task_dir: Path, weak_name: str, tmp_path: Path
 ) -> None:
     task = _load(task_dir)
-    weak = task_dir / WEAK_DIR
-    assert weak.is_dir(), f"{task_dir.name}: no {WEAK_DIR}/ (see the module docstring)"
+    weak = task_dir / "tests" / weak_name
     episode = await lhtb.run_episode(
         task,
         WeakSolutionAgent(weak),
@@ -135,10 +130,11 @@ async def test_weak_solution_passes_public_checks_but_not_the_task(
     }
     assert public, f"{task_dir.name}: the scorecard has no public subtasks"
     failing = {name: score for name, score in public.items() if score != 1.0}
-    assert not failing, (
-        f"{task_dir.name}: the weak solution must pass every public check: {failing}"
-    )
+    if weak_name == WEAK_DIR.name:
+        assert not failing, (
+            f"{task_dir.name}: the weak solution must pass every public check: {failing}"
+        )
     assert episode.reward < 0.5, (
-        f"{task_dir.name}: the weak solution scores {episode.reward:.3f} (>= 0.5): "
+        f"{task_dir.name}: {weak_name} scores {episode.reward:.3f} (>= 0.5): "
         "the hidden cases do not bite"
     )

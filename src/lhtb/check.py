@@ -1,11 +1,14 @@
-"""The oracle and nop gates: a task must be solvable, and not by doing nothing.
+"""The task gates: solvable, not by doing nothing, not by a shortcut, graded reproducibly.
 
 For each task the oracle (the reference ``solution/solve.sh``) must reach the
 task's pass threshold, and the nop agent (which stops at once; run without
 continue-until-timeout and with a short budget) must stay below it and still
 get a reward (a verifier that errors on an untouched sandbox is a task bug).
-Both sweeps go through :func:`lhtb.run_benchmark`, so they run in parallel,
-retry infrastructure errors and resume.
+Each weak solution the task ships (``tests/weak_solution*/``, see
+:mod:`lhtb._weak_gate`) must score below 0.5 and be graded reproducibly:
+re-graded on its episode's seed it gets exactly the same scores; its spread
+over five seeds is reported. The sweeps go through :func:`lhtb.run_benchmark`,
+so they run in parallel, retry infrastructure errors and resume.
 """
 
 from __future__ import annotations
@@ -16,12 +19,13 @@ from pathlib import Path
 import attrs
 
 from lhtb._progress import ProgressArg
+from lhtb._weak_gate import WeakCheck, WeakSolutionAgent, check_weak_solutions
 from lhtb.benchmark import run_benchmark
 from lhtb.episode import Episode
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task import Task
 
-__all__ = ["TaskCheck", "check_tasks"]
+__all__ = ["TaskCheck", "WeakCheck", "WeakSolutionAgent", "check_tasks"]
 
 NOP_BUDGET_SEC = 60.0
 """The nop agent's budget: it stops at once, so this only bounds a stuck sandbox."""
@@ -43,6 +47,7 @@ class TaskCheck:
     threshold: float
     oracle: Episode | None
     nop: Episode | None
+    weak: tuple[WeakCheck, ...] = ()
 
     @property
     def oracle_passed(self) -> bool:
@@ -57,8 +62,8 @@ class TaskCheck:
 
     @property
     def ok(self) -> bool:
-        """Both gates passed."""
-        return self.oracle_passed and self.nop_passed
+        """Every gate passed."""
+        return not self.problems
 
     @property
     def problems(self) -> tuple[str, ...]:
@@ -70,6 +75,8 @@ class TaskCheck:
             problems.append(
                 f"nop must get a reward below {self.threshold:g}: {_describe(self.nop)}"
             )
+        for weak in self.weak:
+            problems.extend(weak.problems)
         return tuple(problems)
 
 
@@ -83,7 +90,7 @@ async def check_tasks(
     progress: ProgressArg = None,
     stagger_sec: float = 0.5,
 ) -> list[TaskCheck]:
-    """Run the oracle and nop gates on ``tasks``; records go to ``output_dir/{oracle,nop}``.
+    """Run the gates on ``tasks``; records go to ``output_dir/{oracle,nop,weak}``.
 
     Raises:
         RunConfigChangedError, RunLockedError, RunInterruptedError: as
@@ -105,6 +112,14 @@ async def check_tasks(
         continue_until_timeout=False,
         **common,  # type: ignore[arg-type]
     )
+    weak = await check_weak_solutions(
+        tasks,
+        output_dir=root / "weak",
+        backend=backend,
+        concurrency=concurrency,
+        progress=progress,
+        stagger_sec=stagger_sec,
+    )
     by_task = {
         "oracle": {e.config.task_name: e for e in oracle.episodes},
         "nop": {e.config.task_name: e for e in nop.episodes},
@@ -115,6 +130,7 @@ async def check_tasks(
             threshold=task.verifier.pass_threshold,
             oracle=by_task["oracle"].get(task.name),
             nop=by_task["nop"].get(task.name),
+            weak=tuple(weak.get(task.name, ())),
         )
         for task in tasks
     ]

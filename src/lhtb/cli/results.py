@@ -113,6 +113,27 @@ def check_table(checks: list[TaskCheck]) -> Table:
     return table
 
 
+def weak_table(checks: list[TaskCheck]) -> Table:
+    """One row per weak solution: reward, reproducibility on its seed, spread over seeds."""
+    table = Table(title="weak solutions (reward < 0.5, same scores twice on one seed)")
+    for column in ("task", "weak solution", "seed", "reward", "twice on seed", "spread"):
+        table.add_column(column)
+    for check in checks:
+        for weak in check.weak:
+            seed = weak.episode.config.seed if weak.episode is not None else None
+            spread = weak.spread
+            table.add_row(
+                check.task,
+                weak.name,
+                "-" if seed is None else str(seed),
+                "-" if weak.reward is None else f"{weak.reward:.3f}",
+                "identical" if weak.reproducible else "DIFFERENT",
+                "-" if spread is None else str(spread),
+                style=None if not weak.problems else "red",
+            )
+    return table
+
+
 @click.command()
 @click.argument("tasks", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
@@ -134,7 +155,11 @@ def check(
     nop_budget: float,
     quiet: bool,
 ) -> None:
-    """Gate every task: the oracle must pass it and the nop agent must not."""
+    """Gate every task: the oracle must pass it, the nop agent and weak solutions must not.
+
+    Weak solutions (tests/weak_solution*/) must also grade reproducibly: the
+    same scores twice on one seed; their spread over five seeds is printed.
+    """
     loaded = load_task_args(tasks)
     root = out_dir or Path("runs") / datetime.now().strftime("check-%Y%m%d-%H%M%S")
     live = not quiet and sys.stderr.isatty()
@@ -154,10 +179,13 @@ def check(
         raise SystemExit(130) from None
     except LhtbError as exc:
         raise click.ClickException(str(exc)) from exc
-    Console(width=None if sys.stdout.isatty() else 200).print(check_table(checks))
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(check_table(checks))
+    if any(c.weak for c in checks):
+        console.print(weak_table(checks))
     failing = [c for c in checks if not c.ok]
     passed = len(checks) - len(failing)
-    click.echo(f"{passed}/{len(checks)} tasks pass both gates; records in {root}")
+    click.echo(f"{passed}/{len(checks)} tasks pass every gate; records in {root}")
     if failing:
         for c in failing:
             click.echo(f"FAIL {c.task}: {'; '.join(c.problems)}", err=True)
