@@ -29,6 +29,7 @@ FULL_SPEEDUP = 5.0   # full credit at >= 5x the shipped implementation
 ZERO_SPEEDUP = 1.5   # nothing at <= 1.5x
 PERF_RECORDS = 12000
 PERF_USERS = 1800
+INJECTIONS = 20      # seeded payloads per family (calls, shapes)
 
 
 def run_logq(program, log, where, group_by, top, timeout=60, scratch=None):
@@ -67,16 +68,17 @@ def semantics(records, log, queries):
     return good / len(queries), failures
 
 
-def injections(payloads, log, tag):
-    good = 0
-    for number, template in enumerate(payloads):
-        scratch = Path(scratch_dir())  # the program may write here, so a payload that runs leaves its marker
-        marker = scratch / f"mark-{tag}-{number}"
-        payload = template.replace("MARKER", str(marker))
+def injections(seed, log, count=INJECTIONS):
+    """(calls, shapes): the fraction of each family's seeded payloads rejected with exit 2
+    and no marker. Each payload runs with its own scratch directory, where its marker goes."""
+    scratches = [Path(scratch_dir()) for _ in range(2 * count)]
+    markers = [str(s / "mark") for s in scratches]
+    calls, shapes = gen.injection_payloads(seed, markers[:count], markers[count:])
+    good = []
+    for payload, scratch, marker in zip(calls + shapes, scratches, markers):
         code, _, _, _ = run_logq(APP / "logq.py", log, payload, "service", 10, timeout=20, scratch=scratch)
-        if code == 2 and not os.path.lexists(marker):
-            good += 1
-    return good / len(payloads)
+        good.append(code == 2 and not os.path.lexists(marker))
+    return sum(good[:count]) / count, sum(good[count:]) / count
 
 
 def speedup(seed, workdir):
@@ -119,30 +121,38 @@ def main():
                              "service", 10, timeout=20, scratch=scratch)
     hardened = code == 2 and not os.path.lexists(marker)
     card.check("rejects_sample_injection", hardened, weight=1, visibility="public")
-    gate = "" if hardened else " (scored 0: the sample injection is not rejected)"
 
     records = gen.records(seed, 2000, users=300)
     log = workdir / "hidden.jsonl"
     log.write_text(gen.to_jsonl(records))
-    basic, failures = semantics(records, log, gen.basic_queries(seed))
-    card.add("semantics_basic", basic if hardened else 0.0, weight=1,
-             message=f"{len(failures)} differ{gate}")
-    edge, failures = semantics(records, log, gen.edge_queries(seed))
-    card.add("semantics_edge", edge if hardened else 0.0, weight=2,
-             message=f"{len(failures)} differ{gate}")
-
+    # Rejecting is worth something only from a tool that still answers valid queries, and
+    # answering only from one that is safe: a blacklist in front of eval, or a tool that
+    # rejects everything, earns little.
     small = workdir / "small.jsonl"
     small.write_text(gen.to_jsonl(gen.records(seed + 1, 60)))
-    calls, shapes = gen.injection_payloads("MARKER")
-    card.add("injection_calls", injections(calls, small, "c"), weight=3)
-    card.add("injection_shapes", injections(shapes, small, "s"), weight=3)
+    calls, shapes = injections(seed, small)
+    safety = (calls + shapes) / 2
+    accepted, refused = semantics(records, log, gen.unusual_queries(seed))
+    note = f"x {accepted:.2f} ({len(refused)} unusual valid queries refused or answered wrong)"
+    card.add("injection_calls", calls * accepted, weight=3, message=f"{calls:.2f} rejected {note}")
+    card.add("injection_shapes", shapes * accepted, weight=3, message=f"{shapes:.2f} rejected {note}")
 
-    if hardened:
+    gate = f" (x {safety:.2f}, the fraction of hidden payloads rejected)"
+    if not hardened:
+        safety, gate = 0.0, " (scored 0: the sample injection is not rejected)"
+    basic, failures = semantics(records, log, gen.basic_queries(seed))
+    card.add("semantics_basic", basic * safety, weight=1,
+             message=f"{len(failures)} of 20 differ{gate}")
+    edge, failures = semantics(records, log, gen.edge_queries(seed))
+    card.add("semantics_edge", edge * safety, weight=2,
+             message=f"{len(failures)} of 20 differ{gate}")
+
+    if safety > 0:
         ratio, message = speedup(seed, workdir)
     else:
-        ratio, message = 0.0, "not scored: the sample injection is not rejected"
+        ratio, message = 0.0, "not scored: the tool is not safe"
     score = min(1.0, max(0.0, (ratio - ZERO_SPEEDUP) / (FULL_SPEEDUP - ZERO_SPEEDUP)))
-    card.add("speedup", score, weight=4, message=f"x{ratio:.1f}: {message}; seed {seed}")
+    card.add("speedup", score * safety, weight=4, message=f"x{ratio:.1f}: {message}{gate}; seed {seed}")
     card.write(SCORECARD)
 
 
