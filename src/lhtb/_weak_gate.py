@@ -18,9 +18,9 @@ from pathlib import Path
 import anyio
 import attrs
 
+from lhtb._progress import ProgressArg
 from lhtb.agent import Turn
 from lhtb.audit import Regrade, Spread, other_seeds, regrade
-from lhtb._progress import ProgressArg
 from lhtb.benchmark import run_benchmark
 from lhtb.episode import Episode
 from lhtb.errors import LhtbError
