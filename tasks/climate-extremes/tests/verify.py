@@ -18,6 +18,7 @@ from lhtb_scorecard import seed as kit_seed  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 SAMPLE_SEED = 0
+HIDDEN_STATIONS = 20  # stations per hidden input: each hidden subtask scores 20 cases
 SUBTASK_WEIGHTS = {
     "missing_values": 2,
     "valid_time_column": 2,
@@ -64,20 +65,20 @@ def write(workdir, name, text):
 
 def cases(seed, workdir):
     """Yield (subtask, input path, expected report) for each hidden input kind."""
-    data = gen.dataset(seed + 1, missing_rate=0.12)
+    data = gen.dataset(seed + 1, stations=HIDDEN_STATIONS, missing_rate=0.12)
     yield "missing_values", write(workdir, "missing.csv", gen.to_csv(data)), data
-    data = gen.dataset(seed + 2)
+    data = gen.dataset(seed + 2, stations=HIDDEN_STATIONS)
     yield "valid_time_column", write(workdir, "era.csv", gen.to_csv(data, "valid_time")), data
-    data = gen.dataset(seed + 3, missing_rate=0.05)
+    data = gen.dataset(seed + 3, stations=HIDDEN_STATIONS, missing_rate=0.05)
     yield "gzip_base64", write(workdir, "packed.csv.gz.b64", gen.to_b64(gen.to_csv(data))), data
-    data = gen.dataset(seed + 4, missing_rate=0.05)
+    data = gen.dataset(seed + 4, stations=HIDDEN_STATIONS, missing_rate=0.05)
     first, second, third = gen.split(data, 3)
     write(workdir, "m/a.csv", gen.to_csv(first, shuffle_seed=seed))
     write(workdir, "m/deeper/b.csv.b64", gen.to_b64(gen.to_csv(second, "valid_time")))
     write(workdir, "m/deeper/c.csv", gen.to_csv(third))
     write(workdir, "m/deeper/inner.json", gen.manifest(["b.csv.b64", "c.csv"]))
     yield "nested_manifest", write(workdir, "m/top.json", gen.manifest(["a.csv", "deeper/inner.json"])), data
-    data = gen.dataset(seed + 5, stations=8, days=240, missing_rate=0.03, gap_rate=0.04)
+    data = gen.dataset(seed + 5, stations=HIDDEN_STATIONS, days=240, missing_rate=0.03, gap_rate=0.04)
     yield "unsorted_multi_station", write(workdir, "many.csv", gen.to_csv(data, shuffle_seed=seed)), data
 
 
