@@ -30,6 +30,7 @@ FIXTURES = Path(__file__).parent / "fixtures" / "harbor"
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 HARBOR_ORACLE_REWARD = {
     "live-service": 1.0,
+    "multi-step": 0.75,
     "oracle-agent-user": 1.0,
     "verifier-dockerfile": 1.0,
 }
@@ -100,3 +101,30 @@ async def test_live_service_scores_zero_when_frozen(
     )
     assert not episode.config.live_verification
     assert episode.reward == 0.0, (episode.error, [p.error for p in episode.passes])
+
+
+async def test_multi_step_records_each_step(
+    backend: SandboxBackend, run_id: str, tmp_path: Path
+) -> None:
+    episode = await run_oracle("multi-step", backend, run_id, tmp_path)
+    steps = [(s.name, s.turn, s.pass_number, s.reward, s.error) for s in episode.steps]
+    assert steps == [("write", 1, 1, 1.0, None), ("extend", 2, 2, 0.5, None)], episode.error
+    assert [t.number for t in episode.turns] == [1, 2]
+    assert [p.final for p in episode.passes] == [False, True]
+    assert (episode.reward, str(episode.outcome)) == (0.75, "unsolved")
+    saved = lhtb.Episode.load(tmp_path / "episode.json")
+    assert saved.steps == episode.steps
+
+
+async def test_multi_step_stops_below_min_reward(
+    backend: SandboxBackend, run_id: str, tmp_path: Path
+) -> None:
+    """Harbor's abort rule: the first step's reward is below its min_reward, so it ends there."""
+    task = lhtb.load_task(FIXTURES / "multi-step")
+    episode = await lhtb.run_episode(
+        task, lhtb.agents.NopAgent(), backend=backend, run_id=run_id, output_dir=tmp_path
+    )
+    assert [(s.name, s.reward) for s in episode.steps] == [("write", 0.0)]
+    assert episode.steps[0].error is not None
+    assert "min_reward" in episode.steps[0].error
+    assert (episode.reward, len(episode.turns)) == (0.0, 1)

@@ -210,9 +210,9 @@ CASES = [
     # unsupported features
     Case(
         "multi-step",
-        "steps",
-        7,
-        ("multi-step tasks ([[steps]]) are not supported yet",),
+        "steps[0].healthcheck",
+        10,
+        ("per-step `healthcheck` (steps[0].healthcheck) is not supported",),
         error=UnsupportedFeatureError,
     ),
     # layout

@@ -2,8 +2,8 @@
 
 :func:`parse_task_toml` turns the plain data of a parsed ``task.toml`` into
 the validated configuration objects of :mod:`lhtb.task`. Every problem is
-recorded on the :class:`~lhtb._toml_reader.Reader`; only a multi-step task
-raises at once, because nothing else about it can be checked meaningfully.
+recorded on the :class:`~lhtb._toml_reader.Reader`; only a feature lhtb does
+not run raises at once (:class:`~lhtb.errors.UnsupportedFeatureError`).
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ from typing import Any
 import attrs
 
 from lhtb._task_environment import ENVIRONMENT_KEYS, parse_environment
+from lhtb._task_steps import check_step_task, parse_steps
 from lhtb._toml_lines import dotted
 from lhtb._toml_reader import Reader, Section, describe
-from lhtb.errors import UnsupportedFeatureError
 from lhtb.task import (
     AgentConfig,
     Artifact,
@@ -26,6 +26,8 @@ from lhtb.task import (
     EnvironmentConfig,
     IsolationMode,
     SolutionConfig,
+    Step,
+    StepReward,
     SubtaskSpec,
     TaskInfo,
     VerifierConfig,
@@ -103,11 +105,6 @@ class _EnvironmentMode(enum.StrEnum):
     SEPARATE = "separate"
 
 
-class _RewardStrategy(enum.StrEnum):
-    MEAN = "mean"
-    FINAL = "final"
-
-
 @attrs.frozen
 class TaskToml:
     """Everything ``task.toml`` says about a task, validated."""
@@ -121,28 +118,28 @@ class TaskToml:
     agent: AgentConfig
     verifier: VerifierConfig
     solution: SolutionConfig
+    steps: tuple[Step, ...] = ()
+    step_reward: StepReward = StepReward.MEAN
 
 
 def parse_task_toml(reader: Reader, data: Mapping[str, Any]) -> TaskToml:
     """Validate the plain data of a ``task.toml``; problems go to ``reader.errors``.
 
     Raises:
-        UnsupportedFeatureError: the task is multi-step (``[[steps]]``).
+        UnsupportedFeatureError: the task uses a multi-step feature lhtb does not run.
     """
-    if "steps" in data:
-        raise UnsupportedFeatureError(
-            "multi-step tasks ([[steps]]) are not supported yet",
-            path=reader.file,
-            line=reader.lines.get(("steps",)),
-            key="steps",
-            fix="Run this task with Harbor, or merge its steps into one instruction.md and "
-            "tests/test.sh",
-        )
     root = reader.section(data, (), ROOT_KEYS)
-    root.choice("multi_step_reward_strategy", _RewardStrategy, None)
+    step_reward = root.choice("multi_step_reward_strategy", StepReward, StepReward.MEAN)
+    steps = parse_steps(root)
     errors_before = len(reader.errors)
     artifacts = _artifacts(root)
     artifacts_valid = len(reader.errors) == errors_before
+    agent = _agent(_table(root, "agent", AGENT_KEYS))
+    verifier = _verifier(
+        _table(root, "verifier", VERIFIER_KEYS), artifacts, agent, check_artifacts=artifacts_valid
+    )
+    if steps:
+        check_step_task(root, steps, agent, verifier)
     return TaskToml(
         schema_version=_schema_version(root),
         source=root.string("source", None),
@@ -150,14 +147,11 @@ def parse_task_toml(reader: Reader, data: Mapping[str, Any]) -> TaskToml:
         info=_info(root),
         metadata=_metadata(root),
         environment=parse_environment(_table(root, "environment", ENVIRONMENT_KEYS)),
-        agent=(agent := _agent(_table(root, "agent", AGENT_KEYS))),
-        verifier=_verifier(
-            _table(root, "verifier", VERIFIER_KEYS),
-            artifacts,
-            agent,
-            check_artifacts=artifacts_valid,
-        ),
+        agent=agent,
+        verifier=verifier,
         solution=SolutionConfig(env=_table(root, "solution", SOLUTION_KEYS).env("env")),
+        steps=steps,
+        step_reward=step_reward,
     )
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "KeptInputs",
     "Outcome",
     "PassOutcome",
+    "StepRecord",
     "Timings",
     "TurnEnd",
     "TurnRecord",
@@ -184,6 +185,22 @@ class VerifierPass:
 
 
 @attrs.frozen
+class StepRecord:
+    """One step of a multi-step episode (Harbor ``[[steps]]``).
+
+    ``turn`` and ``pass_number`` point into the episode's turns and passes;
+    ``error`` says why the step stopped the episode (a failed ``workdir/setup.sh``,
+    a reward below the step's ``min_reward``), if it did.
+    """
+
+    name: str
+    turn: int | None = None
+    pass_number: int | None = None
+    reward: float | None = None
+    error: str | None = None
+
+
+@attrs.frozen
 class Timings:
     """Wall-clock seconds spent in each phase of the episode."""
 
@@ -199,11 +216,12 @@ class Episode(Displayable):
     """The record of one run of one agent on one task.
 
     ``reward`` is the official score: the final verifier pass's reward, or
-    ``None`` when no pass produced one. ``best_reward`` is the best interim
-    reward, kept for analysis only. ``error`` is written for people;
-    ``error_detail`` keeps the raw exception (and, for ``harness_error``, where
-    its traceback was saved). ``can_retry`` is false for a failure that running
-    again cannot fix (see :attr:`retryable`).
+    ``None`` when no pass produced one; for a multi-step task, the steps'
+    rewards combined by the task's rule (``steps`` records each step).
+    ``best_reward`` is the best interim reward, kept for analysis only.
+    ``error`` is written for people; ``error_detail`` keeps the raw exception
+    (and, for ``harness_error``, where its traceback was saved). ``can_retry``
+    is false for a failure that running again cannot fix (see :attr:`retryable`).
     """
 
     id: str
@@ -221,6 +239,7 @@ class Episode(Displayable):
     attempt: int = 1
     error_detail: str | None = None
     can_retry: bool = True
+    steps: tuple[StepRecord, ...] = ()
     schema_version: str = EPISODE_SCHEMA_VERSION
 
     @property

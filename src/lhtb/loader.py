@@ -14,17 +14,26 @@ import difflib
 import re
 from pathlib import Path
 
+import attrs
 import tomlkit
 import tomlkit.exceptions
 
+from lhtb._log import get_logger
 from lhtb._task_files import strip_canary, task_checksum
 from lhtb._task_toml import KEY_HOMES, TaskToml, parse_task_toml
 from lhtb._toml_lines import dotted, first_redefinition, key_lines
 from lhtb._toml_reader import Reader
-from lhtb.errors import TaskFormatError, TaskLoadErrors, TaskNotFoundError
-from lhtb.task import Task
+from lhtb.errors import (
+    TaskFormatError,
+    TaskLoadErrors,
+    TaskNotFoundError,
+    UnsupportedFeatureError,
+)
+from lhtb.task import Step, Task
 
-__all__ = ["load_task", "load_tasks"]
+__all__ = ["load_runnable_tasks", "load_task", "load_tasks"]
+
+log = get_logger(__name__)
 
 TASK_FILE = "task.toml"
 INSTRUCTION_FILE = "instruction.md"
@@ -88,9 +97,37 @@ def load_tasks(path: str | Path) -> list[Task]:
         TaskLoadErrors: one or more tasks are invalid; ``errors`` lists every
             problem found (a :class:`~lhtb.errors.TaskFormatError` each).
     """
+    tasks, errors, _ = _load_all(_dataset_dirs(path), skip_unsupported=False)
+    if errors:
+        raise TaskLoadErrors(errors)
+    return tasks
+
+
+def load_runnable_tasks(path: str | Path) -> tuple[list[Task], list[UnsupportedFeatureError]]:
+    """Like :func:`load_tasks`, but a task that uses a feature lhtb cannot run is skipped.
+
+    Returns the tasks and, for each skipped task, the error that says why (each
+    is also logged as ``task_skipped``): a dataset holding a few such tasks
+    still runs the rest.
+
+    Raises:
+        TaskNotFoundError: ``path`` does not exist or holds no task.
+        TaskLoadErrors: a task is invalid, not merely unsupported.
+    """
+    tasks, errors, skipped = _load_all(_dataset_dirs(path), skip_unsupported=True)
+    if errors:
+        raise TaskLoadErrors(errors)
+    for problem in skipped:
+        log.warning("task_skipped", path=str(problem.path), reason=str(problem))
+    return tasks, skipped
+
+
+def _dataset_dirs(path: str | Path) -> list[Path]:
     root = Path(path)
     if not root.exists():
-        raise _not_found(root)
+        raise TaskNotFoundError(
+            "no such task directory", where=str(root), fix="Check the path and try again"
+        )
     if root.is_file() and root.name == TASK_FILE:
         root = root.parent
     task_dirs = [root] if (root / TASK_FILE).is_file() else _task_dirs(root)
@@ -101,11 +138,23 @@ def load_tasks(path: str | Path) -> list[Task]:
             fix=f"Point at a task directory (one holding {TASK_FILE}) or at a directory whose "
             f"subdirectories are task directories",
         )
+    return task_dirs
+
+
+def _load_all(
+    task_dirs: list[Path], *, skip_unsupported: bool
+) -> tuple[list[Task], list[TaskFormatError], list[UnsupportedFeatureError]]:
+    """The tasks, every problem, and (when skipping) the unsupported tasks' errors."""
     tasks: list[Task] = []
     errors: list[TaskFormatError] = []
+    skipped: list[UnsupportedFeatureError] = []
     seen: dict[str, Path] = {}
     for task_dir in task_dirs:
         task, task_errors = _load(task_dir)
+        unsupported = [e for e in task_errors if isinstance(e, UnsupportedFeatureError)]
+        if skip_unsupported and unsupported and len(unsupported) == len(task_errors):
+            skipped.append(unsupported[0])
+            continue
         errors.extend(task_errors)
         if task is None:
             continue
@@ -121,9 +170,7 @@ def load_tasks(path: str | Path) -> list[Task]:
             continue
         seen[task.name] = task_dir
         tasks.append(task)
-    if errors:
-        raise TaskLoadErrors(errors)
-    return tasks
+    return tasks, errors, skipped
 
 
 def _task_dirs(root: Path) -> list[Path]:
@@ -177,7 +224,12 @@ def _load(root: Path) -> tuple[Task | None, list[TaskFormatError]]:
     except TaskFormatError as error:
         return None, [error]
     errors = sorted(reader.errors, key=lambda error: error.line or 0)
-    instruction = _instruction(root, errors)
+    if config.steps:
+        steps = tuple(_step(root, step, errors) for step in config.steps)
+        instruction: str | None = ""
+    else:
+        steps = ()
+        instruction = _instruction(root / INSTRUCTION_FILE, errors)
     _check_layout(root, config, errors)
     if errors or instruction is None:
         return None, errors
@@ -201,19 +253,37 @@ def _load(root: Path) -> tuple[Task | None, list[TaskFormatError]]:
             tests_dir=root / "tests",
             solution_dir=solution_dir if solution_dir.is_dir() else None,
             checksum=task_checksum(root),
+            steps=steps,
+            step_reward=config.step_reward,
         ),
         [],
     )
 
 
-def _instruction(root: Path, errors: list[TaskFormatError]) -> str | None:
-    path = root / INSTRUCTION_FILE
+def _step(root: Path, step: Step, errors: list[TaskFormatError]) -> Step:
+    """``step`` with its files from ``steps/<name>/``."""
+    directory = root / "steps" / step.name
+
+    def optional(name: str) -> Path | None:
+        path = directory / name
+        return path if path.is_dir() else None
+
+    return attrs.evolve(
+        step,
+        instruction=_instruction(directory / INSTRUCTION_FILE, errors) or "",
+        tests_dir=optional("tests"),
+        solution_dir=optional("solution"),
+        workdir_dir=optional("workdir"),
+    )
+
+
+def _instruction(path: Path, errors: list[TaskFormatError]) -> str | None:
     if not path.is_file():
         errors.append(
             TaskFormatError(
                 f"missing {INSTRUCTION_FILE}",
                 path=path,
-                fix=f"Write what the agent must do to {INSTRUCTION_FILE} in the task directory",
+                fix=f"Write what the agent must do to {path.name} in {path.parent}",
             )
         )
         return None
@@ -256,7 +326,10 @@ def _check_layout(root: Path, config: TaskToml, errors: list[TaskFormatError]) -
         errors.append(TaskFormatError(what, path=where, fix=fix))
     script = "test.bat" if config.environment.os == "windows" else "test.sh"
     test_script = root / "tests" / script
-    if not test_script.is_file():
+    steps_tested = config.steps and all(
+        (root / "steps" / step.name / "tests" / script).is_file() for step in config.steps
+    )
+    if not test_script.is_file() and not steps_tested:
         errors.append(
             TaskFormatError(
                 f"missing tests/{script}",

@@ -37,6 +37,7 @@ from lhtb._agent_forms import AgentRecipe, agent_model, normalise_agent
 from lhtb._blocking import run_blocking
 from lhtb._events import EventLog
 from lhtb._failures import classify
+from lhtb._multi_step import run_steps
 from lhtb._progress import EpisodeProgress, ProgressArg
 from lhtb._seeds import check_seed, random_seed
 from lhtb._solution import stage_solution, uses_solution
@@ -48,6 +49,7 @@ from lhtb.episode import (
     FeedbackMode,
     Outcome,
     PassOutcome,
+    StepRecord,
     Timings,
     TurnEnd,
     TurnRecord,
@@ -103,16 +105,20 @@ class _Episode:
     provision_sec: float = 0.0
     teardown_sec: float = 0.0
     usage: UsageRecorder = attrs.field(factory=UsageRecorder)
+    steps: list[StepRecord] = attrs.field(factory=list)
+    step_reward: float | None = None
+    """A multi-step episode's reward (the task's rule over its steps)."""
 
     def record(self) -> Episode:
         rewards = [p.reward for p in self.passes if p.reward is not None]
         final = self.passes[-1] if self.passes and self.passes[-1].final else None
+        reward = self.step_reward if self.steps else (final.reward if final else None)
         return Episode(
             id=self.id,
             config=self.config,
             outcome=self.outcome,
             started_at=self.started_at,
-            reward=final.reward if final else None,
+            reward=reward,
             best_reward=max(rewards) if rewards else None,
             turns=tuple(self.turns),
             passes=tuple(self.passes),
@@ -130,6 +136,7 @@ class _Episode:
             usage=self.usage.total,
             error_detail=self.error_detail,
             can_retry=self.can_retry,
+            steps=tuple(self.steps),
         )
 
     def save(self) -> Episode:
@@ -339,6 +346,11 @@ class _Runner:
     next_agent: Agent | None = None
     last: Agent | None = None
     built: int = 0
+    solution_dir: Path | None = None
+    """What ``uses_solution`` agents get at ``/solution`` (the current step's, if it has one)."""
+
+    def __attrs_post_init__(self) -> None:
+        self.solution_dir = self.task.solution_dir
 
     async def run(self) -> None:
         state = self.state
@@ -441,6 +453,9 @@ class _Runner:
         )
 
     async def _loop(self, verifier: Verifier) -> None:
+        if self.task.steps:
+            await run_steps(self, verifier)
+            return
         state, config = self.state, self.state.config
         assert self.sandbox is not None
         assert config.budget_sec is not None
@@ -531,13 +546,16 @@ class _Runner:
             return _PASS_OUTCOME_TO_EPISODE[result.outcome]
         return Outcome.SOLVED if result.outcome is PassOutcome.PASSED else Outcome.UNSOLVED
 
-    async def _agent_turn(self, number: int, feedback: str | None) -> TurnEnd:
+    async def _agent_turn(
+        self, number: int, feedback: str | None, *, instruction: str | None = None
+    ) -> TurnEnd:
+        """Run turn ``number`` (on the task's instruction unless given another)."""
         state = self.state
         assert self.sandbox is not None
         usage = UsageRecorder()
         assert self.view is not None
         turn = Turn(
-            instruction=self.task.instruction,
+            instruction=self.task.instruction if instruction is None else instruction,
             sandbox=self.view,
             number=number,
             deadline=self.deadline,
@@ -581,9 +599,9 @@ class _Runner:
             agent = self.agent if self.agent is not None else self.next_agent
             self.next_agent = None
             agent = agent if agent is not None else self._build()
-            if uses_solution(agent) and self.task.solution_dir is not None:
+            if uses_solution(agent) and self.solution_dir is not None:
                 assert self.sandbox is not None
-                await stage_solution(self.sandbox, self.task.solution_dir)
+                await stage_solution(self.sandbox, self.solution_dir)
             await agent.run(turn)
 
         # Its own task, so that an agent swallowing cancellation cannot hold the episode.

@@ -29,6 +29,8 @@ __all__ = [
     "IsolationMode",
     "McpServer",
     "SolutionConfig",
+    "Step",
+    "StepReward",
     "SubtaskSpec",
     "Task",
     "TaskInfo",
@@ -183,6 +185,39 @@ class SolutionConfig:
     env: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_dict)
 
 
+class StepReward(enum.StrEnum):
+    """How a multi-step task's reward comes from its steps' (Harbor's rule)."""
+
+    MEAN = "mean"
+    """The mean over the steps whose verifier produced a reward."""
+    FINAL = "final"
+    """The last step run's reward."""
+
+
+@attrs.frozen
+class Step:
+    """One step of a multi-step task (Harbor ``[[steps]]``, ``steps/<name>/``).
+
+    Steps run in order in one sandbox: the agent gets the step's instruction,
+    then the step's tests (the task's ``tests/`` with the step's own over them)
+    score it. Unset timeouts and users fall back to the task's.
+    """
+
+    name: str
+    instruction: str = ""
+    agent_timeout_sec: float | None = None
+    agent_user: str | int | None = None
+    verifier_timeout_sec: float | None = None
+    verifier_env: Mapping[str, str] = attrs.field(factory=dict, converter=_frozen_dict)
+    verifier_user: str | int | None = None
+    min_reward: float | None = None
+    """The remaining steps are skipped when this step's reward is below it (or missing)."""
+    tests_dir: Path | None = None
+    solution_dir: Path | None = None
+    workdir_dir: Path | None = None
+    """Files copied into the working directory before the step (``workdir/setup.sh`` runs)."""
+
+
 @attrs.frozen
 class TaskInfo:
     """``[task]``: package information (Harbor registry names are ``org/name``)."""
@@ -217,6 +252,9 @@ class Task(Displayable):
     tests_dir: Path | None = None
     solution_dir: Path | None = None
     checksum: str = ""
+    steps: tuple[Step, ...] = ()
+    """Harbor multi-step tasks: the steps in order (empty for an ordinary task)."""
+    step_reward: StepReward = StepReward.MEAN
 
     @property
     def category(self) -> str | None:

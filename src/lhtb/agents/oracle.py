@@ -18,23 +18,28 @@ _SOLVE = f"{SOLUTION_DIR}/solve.sh"
 class OracleAgent:
     """Runs ``solve.sh`` once, as the task's agent user (as Harbor does).
 
-    The harness stages ``solution/`` at ``/solution`` as root before the turn
-    (``uses_solution``). Wrapped in another agent, the oracle copies it itself
-    when it finds nothing staged.
+    The harness stages ``solution/`` (a multi-step task's current
+    ``steps/<name>/solution/``, else the task's) at ``/solution`` as root before
+    each turn (``uses_solution``). Wrapped in another agent, the oracle copies
+    the task's ``solution/`` itself when it finds nothing staged.
     """
 
     name = "oracle"
     uses_solution = True
 
     def __init__(self, task: Task) -> None:
-        if task.solution_dir is None or not (task.solution_dir / "solve.sh").is_file():
+        solutions = [step.solution_dir or task.solution_dir for step in task.steps] or [
+            task.solution_dir
+        ]
+        if any(found is None or not (found / "solve.sh").is_file() for found in solutions):
+            where = "steps/<name>/solution/solve.sh or " if task.steps else ""
             raise AgentLoadError(
-                f"task {task.name!r} has no solution/solve.sh",
+                f"task {task.name!r} has no {where}solution/solve.sh",
                 where=str(task.path or task.name),
-                fix="add solution/solve.sh, or run another agent",
+                fix=f"add {where}solution/solve.sh, or run another agent",
             )
         self.task = task
-        self.solution_dir: Path = task.solution_dir
+        self.solution_dir: Path | None = task.solution_dir
 
     async def run(self, turn: Turn) -> None:
         """Run ``/solution/solve.sh`` under the remaining budget."""
@@ -52,6 +57,8 @@ class OracleAgent:
         )
 
     async def _upload(self, turn: Turn) -> None:
+        if self.solution_dir is None:  # multi-step: the harness stages each step's solution
+            return
         for path in sorted(p for p in self.solution_dir.rglob("*") if p.is_file()):
             target = f"{SOLUTION_DIR}/{path.relative_to(self.solution_dir).as_posix()}"
             mode = path.stat().st_mode & 0o777

@@ -17,7 +17,7 @@ from rich.table import Table
 from lhtb._executor import EpisodeExecutor, InProcessExecutor
 from lhtb._manifest import read_manifest
 from lhtb.benchmark import BenchmarkAgent, RunInterruptedError, run_benchmark
-from lhtb.cli._tasks import collect_tasks
+from lhtb.cli._tasks import collect_runnable_tasks
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import LhtbError
 from lhtb.sandbox.registry import available_backends, resolve_backend, usable_builtin_backends
@@ -66,10 +66,24 @@ def failure_lines(episodes: list[Episode]) -> list[str]:
 
 
 def load_task_args(paths: tuple[Path, ...]) -> list[Task]:
-    """Every task under ``paths``; all load problems reported together."""
-    tasks, problems = collect_tasks(paths)
+    """Every task under ``paths`` lhtb can run; all load problems reported together.
+
+    Tasks that use a feature lhtb cannot run are skipped with a warning and a
+    count; the run is refused only when nothing is left to run.
+    """
+    tasks, problems, skipped = collect_runnable_tasks(paths)
     if problems:
         raise click.ClickException("\n".join(str(p) for p in problems))
+    if skipped:
+        click.echo(
+            f"warning: skipped {len(skipped)} of {len(tasks) + len(skipped)} task(s) that "
+            "lhtb cannot run:",
+            err=True,
+        )
+        for problem in skipped:
+            click.echo(f"  {problem}", err=True)
+    if not tasks:
+        raise click.ClickException("no task left to run")
     return tasks
 
 
