@@ -1,10 +1,12 @@
 """Wrapping a third-party agent framework as an lhtb agent: the OpenAI Agents SDK.
 
 The SDK (PyPI ``openai-agents``, imported as ``agents``) runs its own loop; the
-adapter gives it tools that act on ``turn.sandbox``, reports every model call's
-usage on ``turn.usage`` from a hook (so a turn cancelled at the deadline keeps
-what it spent), keeps the conversation across turns (``same_conversation``),
-and disables the SDK's tracing so that nothing leaves the machine.
+adapter gives it tools that act on ``turn.sandbox``,
+:func:`lhtb.agents.track_openai` records every model call's usage on
+``turn.usage`` as it returns (so a turn cancelled at the deadline keeps what it
+spent) and writes the episode's ATIF ``trajectory.json``; the conversation
+carries over turns (``same_conversation``), and the SDK's tracing is disabled so
+that nothing leaves the machine.
 
 Works offline against any OpenAI-compatible chat-completions endpoint (vLLM,
 SGLang, a LiteLLM proxy, or the scripted test server in lhtb's tests).
@@ -23,7 +25,6 @@ import os
 from typing import Any
 
 import anyio
-from agents.items import ModelResponse
 from openai import AsyncOpenAI
 
 import lhtb
@@ -32,11 +33,10 @@ from agents import (
     MaxTurnsExceeded,
     OpenAIChatCompletionsModel,
     RunConfig,
-    RunContextWrapper,
-    RunHooks,
     Runner,
     function_tool,
 )
+from lhtb.agents import track_openai
 
 INSTRUCTIONS = """\
 You work alone in a Linux sandbox on the task the user gives. Use the tools to \
@@ -51,27 +51,6 @@ def _cut(text: str) -> str:
         return text
     half = OUTPUT_LIMIT // 2
     return f"{text[:half]}\n[... {len(text) - OUTPUT_LIMIT} characters omitted ...]\n{text[-half:]}"
-
-
-class _UsageHooks(RunHooks[Any]):
-    """Reports each model call as soon as it returns: nothing is lost on cancellation."""
-
-    def __init__(self, turn: lhtb.Turn, model: str) -> None:
-        self.turn = turn
-        self.model = model
-
-    async def on_llm_end(
-        self, context: RunContextWrapper[Any], agent: Agent[Any], response: ModelResponse
-    ) -> None:
-        usage = response.usage
-        details = usage.input_tokens_details
-        self.turn.usage.record(
-            prompt_tokens=usage.input_tokens,
-            completion_tokens=usage.output_tokens,
-            cached_tokens=(details.cached_tokens or 0) if details else 0,
-            cost_usd=None,  # no price table here: unknown, not zero
-            model=self.model,
-        )
 
 
 class AgentsSDKAgent:
@@ -117,7 +96,12 @@ class AgentsSDKAgent:
 
     async def run(self, turn: lhtb.Turn) -> None:
         """One turn: the SDK loop until the model answers without a tool call."""
-        client = AsyncOpenAI(base_url=self.base_url, api_key=self.api_key)
+        client = track_openai(
+            AsyncOpenAI(base_url=self.base_url, api_key=self.api_key),
+            turn,
+            name="lhtb-agents-sdk",
+            model=self.model,
+        )
         agent = Agent(
             name="lhtb-sdk-agent",
             instructions=INSTRUCTIONS,
@@ -135,7 +119,6 @@ class AgentsSDKAgent:
             result = await Runner.run(
                 agent,
                 self.history,
-                hooks=_UsageHooks(turn, self.model),
                 max_turns=self.max_turns,
                 run_config=RunConfig(tracing_disabled=True),
             )
