@@ -125,9 +125,7 @@ def load_runnable_tasks(path: str | Path) -> tuple[list[Task], list[UnsupportedF
 def _dataset_dirs(path: str | Path) -> list[Path]:
     root = Path(path)
     if not root.exists():
-        raise TaskNotFoundError(
-            "no such task directory", where=str(root), fix="Check the path and try again"
-        )
+        raise _not_found(root)
     if root.is_file() and root.name == TASK_FILE:
         root = root.parent
     task_dirs = [root] if (root / TASK_FILE).is_file() else _task_dirs(root)

@@ -16,7 +16,7 @@ import click
 COMMANDS: dict[str, tuple[str, str]] = {
     "check": (
         "lhtb.cli.results:check",
-        "Gate every task: the oracle must pass it and the nop agent must not.",
+        "Gate every task: the oracle must pass it, the nop agent and weak solutions must not.",
     ),
     "cleanup": (
         "lhtb.cli.run:cleanup",
