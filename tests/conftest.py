@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from lhtb.sandbox.base import SandboxBackend
 
 collect_ignore = ["fixtures"]
 
@@ -65,3 +69,14 @@ def local_backend() -> object:
             pytest.fail(f"the local backend cannot run here, and CI=true: {error}")
         pytest.skip(str(error))
     return LocalBackend()
+
+
+@pytest.fixture(params=[pytest.param("docker", marks=pytest.mark.docker), "local"])
+def sandbox_backend(request: pytest.FixtureRequest) -> SandboxBackend:
+    """Each built-in backend in turn: Docker (needs a daemon) and local."""
+    if request.param == "docker":
+        from lhtb.sandbox.docker import DockerBackend
+
+        return DockerBackend(request.getfixturevalue("docker_client"))
+    backend: SandboxBackend = request.getfixturevalue("local_backend")
+    return backend

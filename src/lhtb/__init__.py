@@ -46,7 +46,9 @@ if TYPE_CHECKING:
         VerifierConfig,
         Visibility,
     )
+    from lhtb.task_sandbox import open_sandbox
     from lhtb.usage import Usage, UsageRecorder
+    from lhtb.verifier import Verifier
 
 __version__ = "0.1.0"
 
@@ -87,12 +89,14 @@ _WHERE: dict[str, str] = {
     "TurnRecord": "lhtb.episode",
     "Usage": "lhtb.usage",
     "UsageRecorder": "lhtb.usage",
+    "Verifier": "lhtb.verifier",
     "VerifierConfig": "lhtb.task",
     "VerifierPass": "lhtb.episode",
     "Visibility": "lhtb.task",
     "check_declared": "lhtb.scoring",
     "load_task": "lhtb.loader",
     "load_tasks": "lhtb.loader",
+    "open_sandbox": "lhtb.task_sandbox",
     "read_scorecard": "lhtb.scoring",
     "run_benchmark": "lhtb.benchmark",
     "run_benchmark_sync": "lhtb.benchmark",
@@ -138,6 +142,7 @@ __all__ = [
     "TurnRecord",
     "Usage",
     "UsageRecorder",
+    "Verifier",
     "VerifierConfig",
     "VerifierPass",
     "Visibility",
@@ -146,6 +151,7 @@ __all__ = [
     "errors",
     "load_task",
     "load_tasks",
+    "open_sandbox",
     "read_scorecard",
     "run_benchmark",
     "run_benchmark_sync",

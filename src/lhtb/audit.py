@@ -167,10 +167,10 @@ async def regrade(
             verifier = Verifier(
                 graded,
                 sandbox_backend,
-                image,
-                run_id,
-                directory,
                 seed=seed,
+                run_id=run_id,
+                output_dir=directory,
+                image=image,
                 verifier_image=verifier_image,
             )
             name = f"regrade-{uuid.uuid4().hex[:6]}-seed-{seed}"

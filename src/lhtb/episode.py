@@ -169,7 +169,12 @@ class KeptInputs:
 
 @attrs.frozen
 class VerifierPass:
-    """One verifier pass. ``reward`` is ``None`` when the pass produced none."""
+    """One verifier pass. ``reward`` is ``None`` when the pass produced none.
+
+    ``log_dir`` is the pass's folder (test output, logs, scorecard), relative
+    to the episode directory (the verifier's ``output_dir``); ``seed`` is the
+    grading seed the tests got as ``$LHTB_SEED``.
+    """
 
     number: int
     started_at: datetime

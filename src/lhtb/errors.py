@@ -18,6 +18,7 @@ __all__ = [
     "EnvTemplateError",
     "EpisodeFormatError",
     "ExecError",
+    "GradeInputError",
     "LhtbError",
     "RewardFileError",
     "SandboxError",
@@ -190,3 +191,10 @@ class AgentLoadError(LhtbError):
 class AgentBuildError(AgentLoadError):
     """Making the agent failed: its class or factory raised, or returned something that is
     not an agent. The episode ends as ``agent_error``; it is not retried."""
+
+
+# -- grading -----------------------------------------------------------------------------------
+
+
+class GradeInputError(LhtbError):
+    """What was given to :meth:`lhtb.Verifier.grade_files` cannot be graded as it is."""

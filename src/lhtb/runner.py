@@ -57,9 +57,10 @@ from lhtb.episode import (
 )
 from lhtb.errors import AgentBuildError, LhtbError, SandboxError, SandboxUnavailableError
 from lhtb.feedback import rejection_message
-from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
+from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.task import ContinueMode, IsolationMode, Task, verifies_live
+from lhtb.task_sandbox import start_task_sandbox
 from lhtb.usage import UsageRecorder
 from lhtb.verifier import DEFAULT_KEEP_INPUTS_BYTES, Verifier, prepare_verifier_image
 
@@ -423,15 +424,8 @@ class _Runner:
     async def _provision(self) -> Verifier:
         clock = time.monotonic()
         self.state.events.emit("provision_started", backend=self.backend.name)
-        image = await self.backend.prepare(self.task)
-        spec = SandboxSpec(
-            image=image,
-            task=self.task,
-            run_id=self.run_id,
-            network=self.task.environment.allow_internet,
-        )
+        image, self.sandbox = await start_task_sandbox(self.task, self.backend, self.run_id)
         verifier_image = await prepare_verifier_image(self.backend, self.task)
-        self.sandbox = await self.backend.start(spec)
         self.view = GatedSandbox(self.sandbox.agent_view())
         self.state.provision_sec = time.monotonic() - clock
         self.state.events.emit(
@@ -443,10 +437,10 @@ class _Runner:
         return Verifier(
             self.task,
             self.backend,
-            image,
-            self.run_id,
-            self.state.directory,
             seed=self.state.config.seed,
+            run_id=self.run_id,
+            output_dir=self.state.directory,
+            image=image,
             keep_inputs_bytes=self.keep_inputs_bytes,
             verifier_image=verifier_image,
             live=self.state.config.live_verification,

@@ -35,18 +35,21 @@ import posixpath
 import shutil
 import tarfile
 import time
+import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
 
+from lhtb._host_files import ArtifactFiles, ArtifactSource, host_files
 from lhtb._log import get_logger
-from lhtb._seeds import SEED_ENV
+from lhtb._seeds import SEED_ENV, check_seed, random_seed
 from lhtb.episode import KeptInputs, PassOutcome, VerifierPass
-from lhtb.errors import ArchiveError, RewardFileError
+from lhtb.errors import ArchiveError, GradeInputError, RewardFileError
 from lhtb.sandbox.archive import extract_to_host, pack_directory, relocate
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
+from lhtb.sandbox.registry import resolve_backend
 from lhtb.scoring import Scorecard, check_declared, read_scorecard
 from lhtb.task import IsolationMode, Task, resolve_env
 from lhtb.verifier_kit import KIT_PATH
@@ -96,32 +99,94 @@ _Result = tuple[PassOutcome, Scorecard | None, str | None, float | None]
 """Outcome, scorecard, error, and a reward when there is no scorecard (a refusal scores 0)."""
 
 
+def _grading_seed(seed: int | None) -> int:
+    return random_seed() if seed is None else check_seed(seed, where="Verifier(seed=)")
+
+
+def _default_output_dir(verifier: Verifier) -> Path:
+    return Path("runs") / f"{verifier.task.name.replace('/', '__')}-{verifier.run_id}"
+
+
 @attrs.define
 class Verifier:
-    """Runs verifier passes for one episode of ``task``.
+    """Grades states of ``task`` exactly as an episode's verifier passes do.
 
-    ``image`` is the pristine task image (from :meth:`SandboxBackend.prepare`);
-    ``episode_dir`` receives ``verifier/pass-NNN/`` folders, and the graded
-    inputs up to ``keep_inputs_bytes`` (``final-inputs/``). Every pass gets
-    the episode's grading ``seed`` as ``$LHTB_SEED``, whatever the isolation
-    mode, so unchanged work scores the same on every pass.
+    The runner grades every pass of an episode with one; outside an episode,
+    :meth:`grade` grades a running sandbox (see :func:`lhtb.open_sandbox`) and
+    :meth:`grade_files` artifacts given as files. ``backend`` is a backend, its
+    name, or ``None`` for the default; grade sandboxes of that same backend.
+
+    Every pass gets the grading ``seed`` as ``$LHTB_SEED``, whatever the
+    isolation mode, and records it: unchanged work scores the same on every
+    pass. As for an episode, ``None`` draws one random seed for this verifier.
+    ``output_dir`` (an episode's directory; default ``runs/<task>-grade-<id>``)
+    receives ``verifier/pass-NNN/`` folders, which each result's ``log_dir``
+    names relative to it, and the graded inputs up to ``keep_inputs_bytes``
+    (``final-inputs/``). ``image`` is the pristine task image; when it is not
+    given, it and ``verifier_image`` are prepared on first use.
     """
 
     task: Task
-    backend: SandboxBackend
-    image: str
-    run_id: str
-    episode_dir: Path
-    seed: int
-    keep_inputs_bytes: int = DEFAULT_KEEP_INPUTS_BYTES
-    _kept: KeptInputs | None = attrs.field(default=None, init=False)
-    verifier_image: str | None = None
+    backend: SandboxBackend = attrs.field(default=None, converter=resolve_backend)
+    seed: int = attrs.field(default=None, converter=_grading_seed, kw_only=True)
+    run_id: str = attrs.field(factory=lambda: f"grade-{uuid.uuid4().hex[:12]}", kw_only=True)
+    output_dir: Path = attrs.field(
+        default=attrs.Factory(_default_output_dir, takes_self=True), converter=Path, kw_only=True
+    )
+    image: str | None = attrs.field(default=None, kw_only=True)
+    keep_inputs_bytes: int = attrs.field(default=DEFAULT_KEEP_INPUTS_BYTES, kw_only=True)
+    verifier_image: str | None = attrs.field(default=None, kw_only=True)
     """The separate verifier's own image, built from ``tests/Dockerfile`` (see
     :func:`prepare_verifier_image`); the tests then come from that image."""
-    live: bool = False
+    live: bool = attrs.field(default=False, kw_only=True)
     """Leave the agent's processes running during passes (``shared`` only, see
     :func:`lhtb.task.verifies_live`); the tests and their logs are then made
     private to the verifier's user instead."""
+    _kept: KeptInputs | None = attrs.field(default=None, init=False)
+    _graded: int = attrs.field(default=0, init=False)
+
+    async def grade(self, sandbox: ManagedSandbox) -> VerifierPass:
+        """Grade ``sandbox``'s current state under the task's isolation mode.
+
+        The sandbox is frozen while it is graded and thawed afterwards, so work
+        can go on in it.
+
+        Raises:
+            SandboxError: the sandbox or the verifier sandbox failed (infrastructure).
+        """
+        self._graded += 1
+        return await self.run_pass(sandbox, self._graded, final=False)
+
+    async def grade_files(self, source: ArtifactFiles) -> VerifierPass:
+        """Grade artifacts given as files, as a ``separate`` pass grades exported ones.
+
+        ``source`` is a host directory laid out like the sandbox's root
+        (``DIR/app/x.py`` is ``/app/x.py``) or a mapping of sandbox paths to
+        bytes. Only the task's declared artifacts are taken from it, under the
+        same confinement rules as an episode's export: a member or link leaving
+        its artifact path refuses the submission (reward 0, reason recorded).
+
+        Raises:
+            GradeInputError: the task is not graded in ``separate`` isolation,
+                or ``source`` is not a directory or a valid mapping.
+            SandboxError: the verifier sandbox failed (infrastructure).
+        """
+        if self.task.verifier.isolation is not IsolationMode.SEPARATE:
+            raise GradeInputError(
+                f"task {self.task.name!r} is graded in {self.task.verifier.isolation} "
+                "isolation, which grades a whole sandbox, not files",
+                where="Verifier.grade_files",
+                fix="open the task's sandbox with lhtb.open_sandbox, write the files into it "
+                "and grade it with Verifier.grade",
+            )
+        async with host_files(source) as files:
+            self._graded += 1
+            log_dir = self._log_dir(f"pass-{self._graded:03d}")
+            started_at = datetime.now(UTC)
+            clock = time.monotonic()
+            self._kept = None
+            result = await self._verify_copy(files, log_dir)
+        return self._record(result, self._graded, started_at, clock, log_dir, final=False)
 
     async def run_pass(self, sandbox: ManagedSandbox, number: int, *, final: bool) -> VerifierPass:
         """Freeze ``sandbox``, verify its state, and thaw it unless ``final``.
@@ -152,14 +217,11 @@ class Verifier:
         log_dir = self._log_dir(name)
         started_at = datetime.now(UTC)
         clock = time.monotonic()
-        spec, bundled = self._verifier_spec()
-        result = await self._in_fresh_sandbox(
-            spec, log_dir, artifacts=list(archives), bundled=bundled
-        )
+        result = await self._in_pristine_sandbox(list(archives), log_dir)
         return self._record(result, 0, started_at, clock, log_dir, final=True)
 
     def _log_dir(self, name: str) -> Path:
-        log_dir = self.episode_dir / "verifier" / name
+        log_dir = self.output_dir / "verifier" / name
         log_dir.mkdir(parents=True, exist_ok=True)
         return log_dir
 
@@ -187,7 +249,7 @@ class Verifier:
             reward=scorecard.reward if scorecard else reward,
             scorecard=scorecard,
             error=error,
-            log_dir=str(log_dir.relative_to(self.episode_dir)),
+            log_dir=str(log_dir.relative_to(self.output_dir)),
             final=final,
             seed=self.seed,
             inputs=self._kept,
@@ -195,7 +257,7 @@ class Verifier:
 
     def _keep(self, archives: Sequence[bytes] | None, note: str | None = None) -> None:
         """Replace the kept inputs with ``archives`` (within the cap), or record why not."""
-        target = self.episode_dir / INPUTS_DIR
+        target = self.output_dir / INPUTS_DIR
         shutil.rmtree(target, ignore_errors=True)
         size = sum(len(a) for a in archives or ())
         if archives is not None and size > self.keep_inputs_bytes:
@@ -203,7 +265,7 @@ class Verifier:
         if archives is None or note is not None:
             self._kept = KeptInputs(path=None, size_bytes=size, note=note)
             return
-        staging = self.episode_dir / f".{INPUTS_DIR}.tmp"
+        staging = self.output_dir / f".{INPUTS_DIR}.tmp"
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir(parents=True)
         for index, archive in enumerate(archives):
@@ -229,27 +291,36 @@ class Verifier:
                 return await self._in_fresh_sandbox(spec, log_dir, artifacts=None)
             finally:
                 await self.backend.release(spec)
+        return await self._verify_copy(sandbox, log_dir)
+
+    async def _verify_copy(self, source: ArtifactSource, log_dir: Path) -> _Result:
+        """``separate``: the artifacts of ``source`` (a sandbox, or files) in a pristine sandbox."""
         try:
-            artifacts = await self._export_artifacts(sandbox)
+            artifacts = await self._export_artifacts(source)
         except ArchiveError as exc:
             self._keep(None, "the artifacts were refused")
             return _refused(f"artifacts refused: {exc}")
         self._keep(artifacts)
-        spec, bundled = self._verifier_spec()
+        return await self._in_pristine_sandbox(artifacts, log_dir)
+
+    async def _in_pristine_sandbox(self, artifacts: list[bytes], log_dir: Path) -> _Result:
+        """Run the tests on ``artifacts`` in the separate verifier's fresh sandbox."""
+        if self.image is None:
+            self.image = await self.backend.prepare(self.task)
+            self.verifier_image = await prepare_verifier_image(self.backend, self.task)
+        if self.verifier_image is not None:  # its image brings the tests
+            task = verifier_task(self.task)
+            spec = SandboxSpec(image=self.verifier_image, task=task, run_id=self.run_id)
+        else:
+            spec = SandboxSpec(image=self.image, task=self.task, run_id=self.run_id)
+        bundled = self.verifier_image is not None
         return await self._in_fresh_sandbox(spec, log_dir, artifacts=artifacts, bundled=bundled)
 
-    def _verifier_spec(self) -> tuple[SandboxSpec, bool]:
-        """The separate verifier's sandbox, and whether its image brings the tests."""
-        if self.verifier_image is not None:
-            task = verifier_task(self.task)
-            return SandboxSpec(image=self.verifier_image, task=task, run_id=self.run_id), True
-        return SandboxSpec(image=self.image, task=self.task, run_id=self.run_id), False
-
-    async def _export_artifacts(self, sandbox: ManagedSandbox) -> list[bytes]:
+    async def _export_artifacts(self, source: ArtifactSource) -> list[bytes]:
         archives = []
         for artifact in self.task.artifacts:
             try:
-                archive = await sandbox.export([artifact.source], exclude=artifact.exclude)
+                archive = await source.export([artifact.source], exclude=artifact.exclude)
             except FileNotFoundError:
                 log.info("artifact_missing", path=artifact.source)
                 continue

@@ -23,6 +23,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Remove the sandboxes and snapshots lhtb left behind: one run's (--run-id, "
         "--run-dir) or all (--all).",
     ),
+    "grade": (
+        "lhtb.cli.grade:grade",
+        "Grade the artifacts in --from with TASK's hidden tests and print the scorecard.",
+    ),
     "images": ("lhtb.cli.images:images", "Manage the Docker base images tasks are built from."),
     "leaderboard": (
         "lhtb.cli.results:leaderboard",
