@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -19,7 +20,11 @@ def outputs(cell: nbformat.NotebookNode) -> str:
 
 @pytest.mark.slow
 @pytest.mark.usefixtures("local_backend")  # the notebook runs on the local backend
-def test_the_notebook_grades_a_partial_fix_then_the_whole_fix() -> None:
+def test_the_notebook_grades_a_partial_fix_then_the_whole_fix(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    path = os.environ.get("PYTHONPATH", "")  # the kernel imports this checkout's lhtb
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(EXAMPLES.parent / "src"), path]))
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     assert not any(cell.get("outputs") for cell in notebook.cells), "commit it without outputs"
     client = NotebookClient(
