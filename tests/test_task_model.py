@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import attrs
 import pytest
 
 import lhtb
@@ -53,3 +54,10 @@ def _task(**verifier: object) -> lhtb.Task:
 )
 def test_live_verification_defaults(verifier: dict[str, object], resumes: bool, live: bool) -> None:
     assert lhtb.task.verifies_live(_task(**verifier), continue_until_timeout=resumes) is live
+
+
+def test_a_continue_until_timeout_task_stays_frozen_when_run_single_shot() -> None:
+    task = _task()
+    lhtb_task = attrs.evolve(task, agent=lhtb.AgentConfig(continue_until_timeout=True))
+    assert lhtb.task.verifies_live(task, continue_until_timeout=False)
+    assert not lhtb.task.verifies_live(lhtb_task, continue_until_timeout=False)

@@ -313,15 +313,12 @@ def verifies_live(task: Task, *, continue_until_timeout: bool | None = None) -> 
     """Whether ``task``'s verifier passes leave the agent's processes running.
 
     ``[verifier].live`` when given; otherwise live exactly when the tests run in
-    the agent's sandbox (``shared``) and the episode is single-shot, as in Harbor.
-    Continue-until-timeout episodes keep every process frozen during each pass.
-    ``continue_until_timeout`` overrides the task's setting (as ``run_episode`` does).
+    the agent's sandbox (``shared``) and the task is single-shot, as in Harbor.
+    A task that declares continue-until-timeout, or an episode run that way
+    (``continue_until_timeout``, as ``run_episode`` takes it), keeps every
+    process frozen during each pass.
     """
     if task.verifier.live is not None:
         return task.verifier.live
-    resumes = (
-        task.agent.continue_until_timeout
-        if continue_until_timeout is None
-        else continue_until_timeout
-    )
+    resumes = task.agent.continue_until_timeout or bool(continue_until_timeout)
     return task.verifier.isolation is IsolationMode.SHARED and not resumes
