@@ -16,7 +16,7 @@ import lhtb
 from lhtb import images
 from lhtb.agents.nop import NopAgent
 from lhtb.errors import SandboxError, SetupError
-from lhtb.sandbox import _compose
+from lhtb.sandbox import _compose, _compose_harbor
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.docker import DockerBackend
 from lhtb.task import EnvironmentConfig, Task
@@ -246,3 +246,28 @@ async def test_cancelling_the_making_of_a_base_image_stops_it(
         while _marked_containers(docker_client, marker):
             await anyio.sleep(0.2)
     assert not images._present(docker_client, image)
+
+
+def test_compose_variables_are_harbors(tmp_path: Path) -> None:
+    task = Task(
+        name="org/t",
+        instruction="x",
+        environment=EnvironmentConfig(cpus=2, memory_mb=512, docker_image="debian:12"),
+    )
+    found = _compose_harbor.variables(
+        task, context_dir=tmp_path, main_image="lhtb-env/org/t-main:1", project="p-x", task_env={}
+    )
+    try:
+        assert found["CONTEXT_DIR"] == str(tmp_path.resolve())
+        assert found["MAIN_IMAGE_NAME"] == "lhtb-env/org/t-main:1"
+        assert found["PREBUILT_IMAGE_NAME"] == "debian:12"
+        assert (found["CPUS"], found["MEMORY"]) == ("2", "512M")
+        assert found["ENV_VERIFIER_LOGS_PATH"] == "/logs/verifier"
+        assert found["ENV_AGENT_LOGS_PATH"] == "/logs/agent"
+        assert found["ENV_ARTIFACTS_PATH"] == "/logs/artifacts"
+        assert found["TEST_DIR"] == "/tests"
+        for name in ("HOST_VERIFIER_LOGS_PATH", "HOST_AGENT_LOGS_PATH", "HOST_ARTIFACTS_PATH"):
+            assert Path(found[name]).is_dir()  # a per-project scratch directory
+    finally:
+        _compose_harbor.remove_scratch_dir("p-x")
+    assert not Path(found["HOST_AGENT_LOGS_PATH"]).exists()
