@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,3 +40,15 @@ def test_every_public_name_resolves() -> None:
         assert getattr(lhtb, name) is not None, name
     assert lhtb.agents.OracleAgent.__name__ == "OracleAgent"
     assert set(dir(lhtb)) >= set(lhtb.__all__)
+
+
+def test_python_api_page_names_every_public_name() -> None:
+    import lhtb.agents
+    import lhtb.errors
+
+    page = (Path(__file__).resolve().parents[1] / "docs" / "python-api.md").read_text()
+    names = [*lhtb.__all__, *lhtb.agents.__all__, *lhtb.errors.__all__]
+    fences = re.compile(r"```.*?```", re.DOTALL)
+    code = fences.findall(page) + re.findall(r"`[^`\n]+`", fences.sub("", page))
+    in_code = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", " ".join(code)))
+    assert [n for n in names if not n.startswith("__") and n not in in_code] == []
