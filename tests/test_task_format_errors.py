@@ -155,10 +155,10 @@ CASES = [
         ('`verifier.isolation = "shared"` disagrees', 'environment_mode = "separate"'),
     ),
     Case(
-        "live-not-shared",
+        "live-snapshot",
         "verifier.live",
         7,
-        ("`verifier.live = true` needs the tests in the agent's sandbox", 'isolation = "shared"'),
+        ("`verifier.live = true` cannot verify a snapshot", 'isolation = "separate"'),
     ),
     Case(
         "live-with-continue",

@@ -340,15 +340,15 @@ def _live(section: Section, isolation: IsolationMode, agent: AgentConfig) -> boo
     live = section.boolean("live", False)
     if not live:
         return live
-    if isolation is not IsolationMode.SHARED:
+    if isolation is IsolationMode.SNAPSHOT:
         section.fail(
             "live",
-            f"`verifier.live = true` needs the tests in the agent's sandbox, but the isolation "
-            f'is "{isolation}"',
-            'Set isolation = "shared" (the tests then run beside the agent\'s live processes), '
-            "or drop `live`",
+            "`verifier.live = true` cannot verify a snapshot: the agent's processes do not "
+            "run in it",
+            'Use isolation = "separate" (the verifier then joins the live agent sandbox\'s '
+            'network) or "shared", or drop `live`',
         )
-    elif agent.continue_until_timeout:
+    elif isolation is IsolationMode.SHARED and agent.continue_until_timeout:
         section.fail(
             "live",
             "`verifier.live = true` with `agent.continue_until_timeout = true` would let the "

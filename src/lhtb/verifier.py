@@ -291,19 +291,29 @@ class Verifier:
                 return await self._in_fresh_sandbox(spec, log_dir, artifacts=None)
             finally:
                 await self.backend.release(spec)
-        return await self._verify_copy(sandbox, log_dir)
+        return await self._verify_copy(
+            sandbox, log_dir, network_of=sandbox.id if self.live else None
+        )
 
-    async def _verify_copy(self, source: ArtifactSource, log_dir: Path) -> _Result:
-        """``separate``: the artifacts of ``source`` (a sandbox, or files) in a pristine sandbox."""
+    async def _verify_copy(
+        self, source: ArtifactSource, log_dir: Path, *, network_of: str | None = None
+    ) -> _Result:
+        """``separate``: the artifacts of ``source`` (a sandbox, or files) in a pristine sandbox.
+
+        ``network_of`` (a live pass): the verifier joins that sandbox's network, so the
+        tests reach the agent's running services on ``localhost``.
+        """
         try:
             artifacts = await self._export_artifacts(source)
         except ArchiveError as exc:
             self._keep(None, "the artifacts were refused")
             return _refused(f"artifacts refused: {exc}")
         self._keep(artifacts)
-        return await self._in_pristine_sandbox(artifacts, log_dir)
+        return await self._in_pristine_sandbox(artifacts, log_dir, network_of=network_of)
 
-    async def _in_pristine_sandbox(self, artifacts: list[bytes], log_dir: Path) -> _Result:
+    async def _in_pristine_sandbox(
+        self, artifacts: list[bytes], log_dir: Path, *, network_of: str | None = None
+    ) -> _Result:
         """Run the tests on ``artifacts`` in the separate verifier's fresh sandbox."""
         if self.image is None:
             self.image = await self.backend.prepare(self.task)
@@ -314,6 +324,7 @@ class Verifier:
         else:
             spec = SandboxSpec(image=self.image, task=self.task, run_id=self.run_id)
         bundled = self.verifier_image is not None
+        spec = attrs.evolve(spec, network_of=network_of)
         return await self._in_fresh_sandbox(spec, log_dir, artifacts=artifacts, bundled=bundled)
 
     async def _export_artifacts(self, source: ArtifactSource) -> list[bytes]:

@@ -10,6 +10,7 @@ tests (the documented limit, docs/isolation.md).
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -17,13 +18,23 @@ import attrs
 import pytest
 
 import lhtb
+from lhtb.errors import SandboxError
 from lhtb.sandbox.base import SandboxBackend
 
 from ._attack import MARK, SECRET
+from .conftest import available, make_backend
 
 pytestmark = [pytest.mark.anyio]
 
 HOME = "/home/worker"
+
+
+@pytest.fixture
+def docker_backend_only(request: pytest.FixtureRequest) -> SandboxBackend:
+    available("docker", request)
+    return make_backend("docker")
+
+
 # Copies whatever it can of the grader into loot, tries to forge the reward, and
 # stamps the time, every 20 ms, for as long as it lives.
 POLLER = f"""\
@@ -130,3 +141,102 @@ async def test_live_pass_with_a_root_agent_lets_it_read_the_tests(
     assert "poller alive during the pass" not in stdout  # frozen: the default elsewhere
     assert SECRET not in collected
     assert episode.reward == 0.0
+
+
+SERVICE = """\
+use IO::Socket::INET;
+my $s = IO::Socket::INET->new(LocalAddr => "127.0.0.1:8765", Listen => 5, ReuseAddr => 1) or die;
+while (my $c = $s->accept) { print $c "pong\\n"; close $c; }
+"""
+SEPARATE_TEST_SH = f"""\
+#!/bin/bash
+# {SECRET}
+answer=""
+if exec 3<>/dev/tcp/127.0.0.1/8765; then read -r -t 5 answer <&3; exec 3<&-; fi
+echo "service answered: $answer"
+if [ "$(cat /app/answer.txt 2> /dev/null)" = 42 ]; then r=1; else r=0; fi
+echo "$r" > /logs/verifier/reward.txt
+"""
+
+
+class ServiceAndPoller:
+    """Turn 1: a wrong answer, a service on localhost and a root poller. Later turns: dump
+    everything the poller could have collected."""
+
+    def __init__(self) -> None:
+        self.seen = bytearray()
+
+    async def run(self, turn: lhtb.Turn) -> None:
+        if turn.number == 1:
+            await turn.sandbox.write_file("/app/answer.txt", "41\n")
+            await turn.sandbox.write_file("/app/pong.pl", SERVICE)
+            await turn.sandbox.write_file(f"/app/{MARK}.sh", POLLER.replace(HOME, "/app"))
+            await turn.sandbox.exec(
+                f"setsid perl /app/pong.pl > /dev/null 2>&1 < /dev/null & "
+                f"setsid sh /app/{MARK}.sh > /dev/null 2>&1 < /dev/null &"
+            )
+            return
+        result = await turn.sandbox.exec(
+            "cat /app/alive; cat /app/loot /logs/verifier/* 2> /dev/null; ls -laR /tests /logs 2>&1"
+        )
+        self.seen += result.stdout + result.stderr
+
+
+async def test_live_separate_verifier_reaches_the_service_and_nothing_else(
+    docker_backend_only: SandboxBackend, tmp_path: Path, run_id: str
+) -> None:
+    """``isolation = "separate"`` with ``live``: the verifier joins the agent sandbox's
+    network (its services answer on localhost) but nothing of the tests or the reward is
+    in the agent's sandbox, even for a root agent, even across a rejected pass."""
+    root = tmp_path / "task"
+    (root / "environment").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "environment" / "Dockerfile").write_text(
+        "FROM debian:bookworm-slim\nRUN mkdir -p /app\nWORKDIR /app\n"
+    )
+    (root / "tests" / "test.sh").write_text(SEPARATE_TEST_SH)
+    (root / "instruction.md").write_text("Write 42 to /app/answer.txt.\n")
+    (root / "task.toml").write_text(
+        textwrap.dedent(
+            """\
+            artifacts = ["/app"]
+
+            [agent]
+            timeout_sec = 60
+            continue_until_timeout = true
+
+            [verifier]
+            isolation = "separate"
+            live = true
+            max_passes = 2
+            timeout_sec = 60
+            """
+        )
+    )
+    agent = ServiceAndPoller()
+    episode = await lhtb.run_episode(
+        lhtb.load_task(root),
+        agent,
+        backend=docker_backend_only,
+        run_id=run_id,
+        output_dir=tmp_path / "ep",
+    )
+    outputs = sorted((tmp_path / "ep" / "verifier").glob("pass-*/test-stdout.txt"))
+    assert [p.read_text().splitlines()[0] for p in outputs] == ["service answered: pong"] * 2
+    assert episode.config.live_verification
+    assert re.match(rb"\d{10,}", agent.seen), agent.seen[:200]  # the poller was alive
+    assert b"/tests': No such file or directory" in agent.seen
+    assert SECRET.encode() not in agent.seen
+    assert (episode.reward, len(episode.passes)) == (0.0, 2), episode.error  # not forged
+
+
+async def test_local_backend_refuses_live_separate_verification(
+    tmp_path: Path, run_id: str
+) -> None:
+    from lhtb.sandbox.base import SandboxSpec
+    from lhtb.sandbox.local import LocalBackend
+
+    task = lhtb.Task(name="t", instruction="x")
+    spec = SandboxSpec(image="local:none", task=task, run_id=run_id, network_of="abc")
+    with pytest.raises(SandboxError, match="another sandbox's network"):
+        await LocalBackend().start(spec)

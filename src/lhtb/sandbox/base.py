@@ -257,7 +257,10 @@ class SandboxSpec:
     """What to start: a backend-specific image reference plus the task's settings.
 
     ``network`` overrides the task's ``[environment].allow_internet`` when set;
-    ``None`` follows the task.
+    ``None`` follows the task. ``network_of`` names a running sandbox whose
+    network this one joins (its ``localhost`` is that sandbox's): a live
+    ``separate`` verifier reaching the agent's services. Backends that cannot
+    do that raise :class:`~lhtb.errors.SandboxError` from ``start``.
     """
 
     image: str
@@ -265,6 +268,7 @@ class SandboxSpec:
     run_id: str
     role: str = "agent"
     network: bool | None = None
+    network_of: str | None = None
 
     @property
     def network_enabled(self) -> bool:

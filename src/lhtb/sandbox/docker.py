@@ -283,6 +283,12 @@ class DockerBackend(SandboxBackend):
         env = resolve_env(task.environment.env, where=f"{where} [environment].env")
         labels = self.labels(spec)
         if _compose.is_reference(spec.image):
+            if spec.network_of is not None:
+                raise SandboxError(
+                    "a compose environment cannot join another sandbox's network",
+                    where=where,
+                    fix='Use isolation = "shared" for live verification of a compose task',
+                )
             return await _compose.start(self, spec, labels=labels, env=env)
         cpus = await self._cpus(task.environment.cpus)
         memory = f"{task.environment.memory_mb}m"
@@ -298,7 +304,7 @@ class DockerBackend(SandboxBackend):
             labels=labels,
             environment=env,
             working_dir=task.environment.workdir,
-            network_mode=None if spec.network_enabled else "none",
+            network_mode=_network_mode(spec),
             cap_drop=["NET_RAW"],  # no packet sockets (ping uses ICMP datagram sockets)
             nano_cpus=int(cpus * 1e9),
             mem_limit=memory,
@@ -434,6 +440,13 @@ class DockerBackend(SandboxBackend):
 
         with contextlib.suppress(docker.errors.ImageNotFound):
             self.client.images.remove(image_ref, force=True)
+
+
+def _network_mode(spec: SandboxSpec) -> str | None:
+    """Another sandbox's network (``container:<id>``), none, or the default bridge."""
+    if spec.network_of is not None:
+        return f"container:{spec.network_of}"
+    return None if spec.network_enabled else "none"
 
 
 async def _shell_check(sandbox: DockerSandbox, command: str, timeout: float) -> ExecResult:

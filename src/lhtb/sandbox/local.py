@@ -304,9 +304,17 @@ class LocalBackend(SandboxBackend):
 
         Raises:
             BackendUnavailableError: the host cannot run local sandboxes.
-            SandboxError: the image is unknown, the init failed, or the healthcheck failed.
+            SandboxError: the image is unknown, the init failed, the healthcheck failed,
+                or ``spec.network_of`` is set (not supported here).
             EnvTemplateError: the task's env refers to an unset host variable.
         """
+        if spec.network_of is not None:
+            raise SandboxError(
+                "the local backend cannot start a sandbox in another sandbox's network",
+                where=f"task {spec.task.name} ({spec.role})",
+                fix='Live verification with isolation = "separate" needs `--backend docker`; '
+                'or use isolation = "shared"',
+            )
         self._check()
         image_id = spec.image.removeprefix(IMAGE_PREFIX)
         directory = self.images_dir / image_id
