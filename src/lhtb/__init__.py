@@ -26,11 +26,12 @@ if TYPE_CHECKING:
         FeedbackMode,
         Outcome,
         PassOutcome,
+        StepRecord,
         TurnRecord,
         VerifierPass,
     )
     from lhtb.leaderboard import Leaderboard, LeaderboardRow
-    from lhtb.loader import load_task, load_tasks
+    from lhtb.loader import load_runnable_tasks, load_task, load_tasks
     from lhtb.ray_executor import RayExecutor, RayNotInstalledError
     from lhtb.runner import run_episode, run_episode_sync
     from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
@@ -42,9 +43,12 @@ if TYPE_CHECKING:
         ContinueMode,
         EnvironmentConfig,
         IsolationMode,
+        Step,
+        StepReward,
         Task,
         VerifierConfig,
         Visibility,
+        verifies_live,
     )
     from lhtb.task_sandbox import open_sandbox
     from lhtb.usage import Usage, UsageRecorder
@@ -84,6 +88,9 @@ _WHERE: dict[str, str] = {
     "SandboxBackend": "lhtb.sandbox",
     "Scorecard": "lhtb.scoring",
     "Subtask": "lhtb.scoring",
+    "Step": "lhtb.task",
+    "StepRecord": "lhtb.episode",
+    "StepReward": "lhtb.task",
     "Task": "lhtb.task",
     "Turn": "lhtb.agent",
     "TurnRecord": "lhtb.episode",
@@ -95,7 +102,9 @@ _WHERE: dict[str, str] = {
     "Visibility": "lhtb.task",
     "check_declared": "lhtb.scoring",
     "load_task": "lhtb.loader",
+    "load_runnable_tasks": "lhtb.loader",
     "load_tasks": "lhtb.loader",
+    "verifies_live": "lhtb.task",
     "open_sandbox": "lhtb.task_sandbox",
     "read_scorecard": "lhtb.scoring",
     "run_benchmark": "lhtb.benchmark",
@@ -136,6 +145,9 @@ __all__ = [
     "Sandbox",
     "SandboxBackend",
     "Scorecard",
+    "Step",
+    "StepRecord",
+    "StepReward",
     "Subtask",
     "Task",
     "Turn",
@@ -149,6 +161,7 @@ __all__ = [
     "__version__",
     "check_declared",
     "errors",
+    "load_runnable_tasks",
     "load_task",
     "load_tasks",
     "open_sandbox",
@@ -157,6 +170,7 @@ __all__ = [
     "run_benchmark_sync",
     "run_episode",
     "run_episode_sync",
+    "verifies_live",
 ]
 
 
