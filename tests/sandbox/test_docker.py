@@ -448,7 +448,7 @@ async def test_docker_image_is_used_as_is(backend: DockerBackend, env_dir: Path)
     task = make_task(env_dir, docker_image=BASE)
     assert await backend.prepare(task) == BASE
     missing = make_task(env_dir, docker_image="lhtb-test/never-built:1")
-    with pytest.raises(SandboxError, match="lhtb images bootstrap"):
+    with pytest.raises(SetupError, match="docker load -i"):
         await backend.prepare(missing)
 
 
