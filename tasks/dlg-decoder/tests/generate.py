@@ -229,21 +229,30 @@ def public_samples():
     }
 
 
-def hidden_files(seed):
-    """{subtask: [(bytes, csv), ...]}"""
-    s = seed * 100
-    return {
-        "v1_files": [build(s + 1, version=1, n_rows=150, n_channels=3, delta=False, notes=0, end=False)[:2]],
-        "v2_mixed_blocks": [build(s + 2, n_rows=400, n_channels=4, zlib_groups=3, notes=2)[:2],
-                            build(s + 3, n_rows=300, n_channels=5, zlib_groups=1)[:2]],
-        "big_endian": [build(s + 4, version=1, big_endian=True, n_rows=120, delta=False, notes=0, end=False)[:2],
-                       build(s + 5, big_endian=True, n_rows=300, n_channels=4, zlib_groups=2, notes=1)[:2]],
-        "corrupt_blocks": [build(s + 6, n_rows=400, n_channels=3, corrupt=3)[:2],
-                           build(s + 7, n_rows=300, n_channels=4, corrupt=2, zlib_groups=1)[:2]],
-        "unknown_blocks": [build(s + 8, n_rows=300, n_channels=3, unknown=4)[:2]],
-        "out_of_order_gaps": [build(s + 9, n_rows=400, n_channels=3, shuffle=True, gaps=5)[:2],
-                              build(s + 10, n_rows=300, n_channels=3, gaps=4, zlib_groups=1)[:2]],
-        "nested_zlib": [build(s + 11, n_rows=300, n_channels=3, zlib_groups=2, nested=True)[:2]],
-        "large_file": [build(s + 12, n_rows=15000, n_channels=4, zlib_groups=15, notes=3,
-                                  shuffle=True, corrupt=2, unknown=2, gaps=6)[:2]],
+HIDDEN_PER_SUBTASK = 20
+
+
+def hidden_files(seed, count=HIDDEN_PER_SUBTASK):
+    """{subtask: [(bytes, csv), ...]}: `count` files per subtask (each subtask's variants in
+    turn), and one large file."""
+    s = seed * 1000
+    variants = {
+        "v1_files": [lambda k: build(k, version=1, n_rows=150, n_channels=3, delta=False, notes=0, end=False)],
+        "v2_mixed_blocks": [lambda k: build(k, n_rows=400, n_channels=4, zlib_groups=3, notes=2),
+                            lambda k: build(k, n_rows=300, n_channels=5, zlib_groups=1)],
+        "big_endian": [lambda k: build(k, version=1, big_endian=True, n_rows=120, delta=False, notes=0, end=False),
+                       lambda k: build(k, big_endian=True, n_rows=300, n_channels=4, zlib_groups=2, notes=1)],
+        "corrupt_blocks": [lambda k: build(k, n_rows=400, n_channels=3, corrupt=3),
+                           lambda k: build(k, n_rows=300, n_channels=4, corrupt=2, zlib_groups=1)],
+        "unknown_blocks": [lambda k: build(k, n_rows=300, n_channels=3, unknown=4)],
+        "out_of_order_gaps": [lambda k: build(k, n_rows=400, n_channels=3, shuffle=True, gaps=5),
+                              lambda k: build(k, n_rows=300, n_channels=3, gaps=4, zlib_groups=1)],
+        "nested_zlib": [lambda k: build(k, n_rows=300, n_channels=3, zlib_groups=2, nested=True)],
     }
+    files = {
+        name: [makers[i % len(makers)](s + 50 * number + i)[:2] for i in range(count)]
+        for number, (name, makers) in enumerate(variants.items())
+    }
+    files["large_file"] = [build(s + 999, n_rows=15000, n_channels=4, zlib_groups=15, notes=3,
+                                 shuffle=True, corrupt=2, unknown=2, gaps=6)[:2]]
+    return files

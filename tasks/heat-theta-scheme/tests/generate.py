@@ -95,21 +95,30 @@ def _rounding_case(rng):
     return cfg
 
 
-def hidden_cases(seed):
-    """{subtask: [config, ...]} for the field subtasks, plus order cases."""
+HIDDEN_PER_SUBTASK = 20
+
+
+def hidden_cases(seed, count=HIDDEN_PER_SUBTASK):
+    """{subtask: [config, ...]} for the field subtasks, plus order cases; `count` each."""
     rng = random.Random(seed)
+    dirichlet = [lambda: _case(rng),
+                 lambda: _case(rng, n=rng.choice([64, 80]), refinements=1)]
+    thetas = [lambda: _case(rng, theta=0.0, refinements=1, max_r=0.45),
+              lambda: _case(rng, theta=1.0),
+              lambda: _case(rng, theta=round(rng.uniform(0.55, 0.95), 2))]
+    neumann = [lambda: _case(rng, bc="neumann"),
+               lambda: _case(rng, bc="neumann", theta=1.0)]
+    orders = [lambda: _case(rng, refinements=3),
+              lambda: _case(rng, theta=1.0, refinements=3),
+              lambda: _case(rng, bc="neumann", refinements=3)]
+
+    def cycle(makers):
+        return [makers[i % len(makers)]() for i in range(count)]
+
     return {
-        "dirichlet_cn_field": [_case(rng), _case(rng, n=rng.choice([64, 80]), refinements=1)],
-        "step_count_rounding": [_rounding_case(rng)],
-        "theta_family": [
-            _case(rng, theta=0.0, refinements=1, max_r=0.45),
-            _case(rng, theta=1.0),
-            _case(rng, theta=round(rng.uniform(0.55, 0.95), 2)),
-        ],
-        "neumann_field": [_case(rng, bc="neumann"), _case(rng, bc="neumann", theta=1.0)],
-        "observed_order": [
-            _case(rng, refinements=3),
-            _case(rng, theta=1.0, refinements=3),
-            _case(rng, bc="neumann", refinements=3),
-        ],
+        "dirichlet_cn_field": cycle(dirichlet),
+        "step_count_rounding": [_rounding_case(rng) for _ in range(count)],
+        "theta_family": cycle(thetas),
+        "neumann_field": cycle(neumann),
+        "observed_order": cycle(orders),
     }

@@ -200,18 +200,21 @@ def teleport_level(rng, h, w, doors=0, braid_fraction=0.0, decoys=1):
             return text
 
 
-def hidden_levels(seed):
-    """{category: [level text, ...]}"""
+HIDDEN_PER_CATEGORY = 20
+
+
+def hidden_levels(seed, count=HIDDEN_PER_CATEGORY):
+    """{category: [level text, ...]}, `count` levels per category."""
     rng = random.Random(seed)
     return {
-        "perfect_mazes": [perfect_level(rng, rng.randint(7, 11), rng.randint(9, 15)) for _ in range(5)],
-        "braided_mazes": [braided_level(rng, rng.randint(8, 11), rng.randint(10, 15)) for _ in range(6)],
+        "perfect_mazes": [perfect_level(rng, rng.randint(7, 11), rng.randint(9, 15)) for _ in range(count)],
+        "braided_mazes": [braided_level(rng, rng.randint(8, 11), rng.randint(10, 15)) for _ in range(count)],
         "keys_and_doors": [door_level(rng, rng.randint(7, 10), rng.randint(9, 14), rng.randint(1, 3))
-                           for _ in range(6)],
+                           for _ in range(count)],
         "teleporters": [teleport_level(rng, rng.randint(6, 9), rng.randint(6, 8), decoys=rng.randint(0, 2))
-                        for _ in range(6)],
+                        for _ in range(count)],
         "mixed_large": [teleport_level(rng, rng.randint(10, 12), rng.randint(9, 11), doors=rng.randint(1, 2),
-                                       braid_fraction=0.6, decoys=rng.randint(1, 2)) for _ in range(4)],
+                                       braid_fraction=0.6, decoys=rng.randint(1, 2)) for _ in range(count)],
     }
 
 

@@ -162,11 +162,15 @@ def public_samples():
             ("sample_3.pgm",) + make(rng, reading="1234"), ("sample_4.pgm",) + make(rng, reading="88.61")]
 
 
-def hidden_images(seed):
-    """{subtask: [(file name, bytes, reading), ...]}"""
+HIDDEN_PER_SUBTASK = 20
+
+
+def hidden_images(seed, count=HIDDEN_PER_SUBTASK):
+    """{subtask: [(file name, bytes, reading), ...]}, `count` images per subtask (each
+    subtask's variants in turn)."""
     rng = random.Random(seed)
     plan = {
-        "other_readings": [dict() for _ in range(3)],
+        "other_readings": [dict()],
         "binary_pgm": [dict(kind="P5"), dict(kind="P5", maxval=65535), dict(kind="P2", maxval=1023)],
         "colour_ppm": [dict(kind="P6", colour=True), dict(kind="P3", colour=True), dict(kind="P6", colour=True)],
         "inverted_polarity": [dict(inverted=True), dict(kind="P5", inverted=True),
@@ -176,14 +180,14 @@ def hidden_images(seed):
         "rotated": [dict(turns=1), dict(turns=2), dict(kind="P5", turns=3)],
         "cropped_bezel": [dict(bezel=True), dict(bezel=True, kind="P5"), dict(bezel=True, inverted=True)],
         "combined": [dict(kind=rng.choice(["P5", "P6"]), colour=None, inverted=None, noise=12.0, salt=0.015,
-                          turns=rng.randint(1, 3), bezel=True) for _ in range(3)],
+                          turns=rng.randint(1, 3), bezel=True) for _ in range(count)],
     }
     out = {}
     n = 0
-    for name, specs in plan.items():
+    for name, variants in plan.items():
         out[name] = []
-        for spec in specs:
-            spec = dict(spec)
+        for i in range(count):
+            spec = dict(variants[i % len(variants)])
             if spec.get("colour") is None and "colour" in spec:
                 spec["colour"] = spec["kind"] == "P6"
             if spec.get("inverted") is None and "inverted" in spec:
@@ -191,5 +195,5 @@ def hidden_images(seed):
             data, reading = make(rng, **spec)
             ext = "ppm" if spec.get("kind") in ("P3", "P6") else "pgm"
             n += 1
-            out[name].append((f"img_{n:02d}_{rng.randrange(16 ** 6):06x}.{ext}", data, reading))
+            out[name].append((f"img_{n:03d}_{rng.randrange(16 ** 6):06x}.{ext}", data, reading))
     return out

@@ -72,17 +72,31 @@ def value_score(column, got, want):
     return 1.0 if got == want else 0.0
 
 
-def rows_score(got, want, columns):
-    """Mean over expected rows (and the given columns) of the per-value score."""
+def rows_scores(got, want, columns):
+    """Per-value scores over expected rows (and the given columns); 0 for extra rows."""
     if got is None:
-        return 0.0
+        return [0.0] * (len(want) * len(columns))
     scores = []
     for name, stats in want.items():
         mine = got.get(name)
         for column in columns:
             scores.append(value_score(column, mine[column], stats[column]) if mine else 0.0)
-    extra = len(set(got) - set(want))
-    return sum(scores) / (len(scores) + extra * len(columns))
+    return scores + [0.0] * (len(set(got) - set(want)) * len(columns))
+
+
+def pooled(results, columns):
+    """Mean per-value score over the rows of several hidden tables."""
+    scores = [s for got, want in results for s in rows_scores(got, want, columns)]
+    return sum(scores) / len(scores)
+
+
+def hidden_tables(rows_list, workdir, name):
+    """[(tool's table, reference table)] for each hidden studies.csv."""
+    out = []
+    for number, rows in enumerate(rows_list):
+        data, got = run_tool(rows, workdir, f"{name}{number}")
+        out.append((got, metaref.table(data / "studies.csv")))
+    return out
 
 
 def main():
@@ -103,22 +117,22 @@ def main():
                 printed &= abs(got[name][column] - ref) <= PRINTED_SLACK.get(column, 0.0)
     card.check("published_table", bool(printed), weight=1, visibility="public")
 
-    data, got = run_tool(gen.studies(seed, **gen.HIDDEN_MAIN), workdir, "main")
-    want = metaref.table(data / "studies.csv")
-    card.add("study_selection", rows_score(got, want, ["k", "participants"]), weight=3,
-             message=f"seed {seed}")
-    card.add("fixed_effect", rows_score(got, want, ["or_fixed"]), weight=2)
-    card.add("random_effects", rows_score(got, want, ["or_random", "ci_low", "ci_high"]), weight=3)
-    card.add("heterogeneity", rows_score(got, want, ["i2", "tau2"]), weight=2)
+    # Several hidden tables per group, so each hidden subtask scores 20 or more subgroup rows.
+    main = hidden_tables([gen.studies(seed * 16 + i, **gen.HIDDEN_MAIN) for i in range(5)], workdir, "main")
+    card.add("study_selection", pooled(main, ["k", "participants"]), weight=3,
+             message=f"seed {seed}: {sum(len(w) for _, w in main)} rows")
+    card.add("fixed_effect", pooled(main, ["or_fixed"]), weight=2)
+    card.add("random_effects", pooled(main, ["or_random", "ci_low", "ci_high"]), weight=3)
+    card.add("heterogeneity", pooled(main, ["i2", "tau2"]), weight=2)
 
-    data, got = run_tool(gen.studies(seed + 1, rare=True, quirks=False), workdir, "rare")
-    want = metaref.table(data / "studies.csv")
-    card.add("zero_cells", rows_score(got, want, ["k", "or_fixed", "or_random", "ci_low", "ci_high"]),
-             weight=2)
+    rare = hidden_tables([gen.studies(seed * 16 + 5 + i, rare=True, quirks=False) for i in range(4)],
+                         workdir, "rare")
+    card.add("zero_cells", pooled(rare, ["k", "or_fixed", "or_random", "ci_low", "ci_high"]), weight=2,
+             message=f"{sum(len(w) for _, w in rare)} rows")
 
-    data, got = run_tool(gen.studies(seed + 2, single=True), workdir, "single")
-    want = metaref.table(data / "studies.csv")
-    card.add("single_trial_subgroups", rows_score(got, want, HEADER[1:]), weight=1)
+    single = hidden_tables([gen.studies(seed * 16 + 9 + i, single=True) for i in range(4)], workdir, "single")
+    card.add("single_trial_subgroups", pooled(single, HEADER[1:]), weight=1,
+             message=f"{sum(len(w) for _, w in single)} rows")
 
     deliverable = APP / "results" / "table2.csv"
     ok = False
