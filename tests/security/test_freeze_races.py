@@ -9,13 +9,16 @@ still be frozen while the verifier runs in the agent's sandbox.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import lhtb
+from lhtb.sandbox._host_freeze import CgroupFreezer
 from lhtb.sandbox.base import SandboxBackend
 
-from ._attack import MARK, AttackAgent, run_modes
+from ._attack import MARK, AttackAgent, classify, run_modes, task_for
+from .conftest import available, make_backend
 from .test_leaks import POLLER
 
 pytestmark = [pytest.mark.anyio]
@@ -179,3 +182,49 @@ async def test_freeze_race(
         verify_sleep=0.5,
         check=check,
     )
+
+
+async def _shared_outcome(
+    agent: AttackAgent, attack_task: lhtb.Task, tmp_path: Path, run_id: str, **settings: Any
+) -> str:
+    """The outcome of one attack in ``shared`` mode on Docker (``settings``: the backend's)."""
+    episode = await lhtb.run_episode(
+        task_for(attack_task, "shared", verify_sleep=0.5),
+        agent,
+        backend=make_backend("docker", **settings),
+        run_id=run_id,
+        output_dir=tmp_path,
+    )
+    return classify(episode, agent, 0.25)
+
+
+@pytest.mark.docker
+async def test_the_host_sweep_fallback_holds_too(
+    attack_task: lhtb.Task,
+    tmp_path: Path,
+    run_id: str,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Without cgroup access (a rootless harness) the host's SIGSTOP sweep, init included
+    and re-listing until nothing changed, still stops both races."""
+    available("docker", request)
+    monkeypatch.setattr(CgroupFreezer, "find", classmethod(lambda cls, *a, **k: None))
+    injected = type("InjectIntoInit", (InjectIntoInit,), {"backend": "docker"})()
+    assert await _shared_outcome(injected, attack_task, tmp_path / "inject", run_id) == "blocked"
+    assert b"injected" in injected.outcome
+    chain = await _shared_outcome(ForkExitChain(), attack_task, tmp_path / "chain", run_id)
+    assert chain == "blocked"
+
+
+@pytest.mark.docker
+async def test_the_in_container_sweep_cannot_stop_the_init(
+    attack_task: lhtb.Task, tmp_path: Path, run_id: str, request: pytest.FixtureRequest
+) -> None:
+    """What shared mode does not guarantee with a remote daemon (docs/security.md): the
+    in-container sweep spares the init, and an init taken over by ptrace reads the tests."""
+    available("docker", request)
+    injected = type("InjectIntoInit", (InjectIntoInit,), {"backend": "docker"})()
+    outcome = await _shared_outcome(injected, attack_task, tmp_path, run_id, host_freeze=False)
+    assert b"injected" in injected.outcome
+    assert outcome == "leaked"
