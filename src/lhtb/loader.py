@@ -118,7 +118,7 @@ def load_runnable_tasks(path: str | Path) -> tuple[list[Task], list[UnsupportedF
     if errors:
         raise TaskLoadErrors(errors)
     for problem in skipped:
-        log.warning("task_skipped", path=str(problem.path), reason=str(problem))
+        log.info("task_skipped", path=str(problem.path), reason=str(problem))
     return tasks, skipped
 
 
