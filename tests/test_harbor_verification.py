@@ -9,6 +9,8 @@ Harbor 0.26 gives the same task with its oracle.
 from __future__ import annotations
 
 import os
+import shutil
+import textwrap
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -128,3 +130,30 @@ async def test_multi_step_stops_below_min_reward(
     assert episode.steps[0].error is not None
     assert "min_reward" in episode.steps[0].error
     assert (episode.reward, len(episode.turns)) == (0.0, 1)
+
+
+async def test_multi_step_budgets_may_come_from_the_steps_alone(
+    backend: SandboxBackend, run_id: str, tmp_path: Path
+) -> None:
+    task_dir = tmp_path / "task"
+    shutil.copytree(FIXTURES / "multi-step", task_dir)
+    (task_dir / "task.toml").write_text(
+        textwrap.dedent(
+            """\
+            [[steps]]
+            name = "write"
+            agent = { timeout_sec = 60 }
+
+            [[steps]]
+            name = "extend"
+            agent = { timeout_sec = 90 }
+            verifier = { env = { EXPECTED_LINES = "2" } }
+            """
+        )
+    )
+    task = lhtb.load_task(task_dir)
+    assert task.agent.timeout_sec is None
+    episode = await lhtb.run_episode(
+        task, OracleAgent(task), backend=backend, run_id=run_id, output_dir=tmp_path / "ep"
+    )
+    assert [s.reward for s in episode.steps] == [1.0, 0.5], episode.error

@@ -211,6 +211,9 @@ async def run_episode(
     mode = ContinueMode(continue_mode or task.agent.continue_mode)
     recipe = normalise_agent(agent, task, mode)
     budget_sec = budget if budget is not None else task.agent.timeout_sec
+    step_budgets = [step.agent_timeout_sec for step in task.steps]
+    if budget_sec is None and step_budgets and None not in step_budgets:
+        budget_sec = max(b for b in step_budgets if b is not None)  # every step has its own
     if budget_sec is None or budget_sec <= 0:
         raise LhtbError(
             f"task {task.name!r} has no positive time budget",
