@@ -42,10 +42,14 @@ DEBIAN_ALIASES: dict[str, str] = {
     "debian:bookworm-slim": "bookworm",
     "debian:12": "bookworm",
     "debian:12-slim": "bookworm",
+    "debian:trixie": "trixie",
+    "debian:trixie-slim": "trixie",
+    "debian:13": "trixie",
+    "debian:13-slim": "trixie",
 }
 """Debian images that can be made, and the suite each one is made from."""
-PYTHON_VERSIONS: dict[str, str] = {"3.11": "debian:bookworm-slim"}
-"""Python minor versions Debian ships, and the Debian image that ships each one."""
+PYTHON_VERSIONS: dict[str, str] = {"3.11": "bookworm", "3.13": "trixie"}
+"""Python minor versions Debian ships, and the Debian suite that ships each one."""
 UBUNTU_SUITES: dict[str, str] = {
     "20.04": "focal",
     "22.04": "jammy",
@@ -97,9 +101,14 @@ def recipe_for(image: str) -> Recipe | None:
         return Recipe(image, "debian", DEBIAN_ALIASES[image])
     if repository == "python":
         version = tag.split("-", 1)[0]
-        variant = tag[len(version) :]
-        if version in PYTHON_VERSIONS and variant in {"", "-slim", "-bookworm", "-slim-bookworm"}:
-            return Recipe(image, "python", PYTHON_VERSIONS[version])
+        suite = PYTHON_VERSIONS.get(version)
+        if suite is not None and tag[len(version) :] in {
+            "",
+            "-slim",
+            f"-{suite}",
+            f"-slim-{suite}",
+        }:
+            return Recipe(image, "python", f"debian:{suite}-slim")
     if repository == "ubuntu" and tag in UBUNTU_SUITES:
         return Recipe(image, "ubuntu", UBUNTU_SUITES[tag])
     return None
@@ -107,7 +116,7 @@ def recipe_for(image: str) -> Recipe | None:
 
 def makeable_images() -> list[str]:
     """Examples of every image family lhtb can make, for messages."""
-    python = [f"python:{v}[-slim][-bookworm]" for v in PYTHON_VERSIONS]
+    python = [f"python:{v}[-slim][-{suite}]" for v, suite in PYTHON_VERSIONS.items()]
     ubuntu = [f"ubuntu:{tag}" for tag in UBUNTU_SUITES if tag[0].isdigit()]
     return [*DEBIAN_ALIASES, *python, *(f"{u} (needs an Ubuntu archive)" for u in ubuntu)]
 

@@ -154,6 +154,9 @@ def test_copy_from_images_are_not_bases() -> None:
         ("python:3.11-slim", "python"),
         ("python:3.11", "python"),
         ("python:3.11-slim-bookworm", "python"),
+        ("python:3.13-slim-trixie", "python"),
+        ("debian:13", "debian"),
+        ("python:3.13-slim-bookworm", None),
         ("ubuntu:22.04", "ubuntu"),
         ("ubuntu:noble", "ubuntu"),
         ("python:3.12-slim", None),
@@ -167,7 +170,8 @@ def test_recipes_cover_debian_python_and_ubuntu(image: str, kind: str | None) ->
     assert (recipe.kind if recipe else None) == kind
     if kind == "python":
         assert recipe is not None
-        assert recipe.needs == "debian:bookworm-slim"
+        suite = "trixie" if image.startswith("python:3.13") else "bookworm"
+        assert recipe.needs == f"debian:{suite}-slim"
 
 
 def test_unreachable_ubuntu_archive_says_what_to_load(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -28,7 +28,7 @@ def bootstrap(tasks_dirs: tuple[Path, ...]) -> None:
 
     Missing images (FROM bases and COPY --from sources) are pulled when a registry
     answers; otherwise Debian bases are built with debootstrap and `docker import`,
-    python:3.11[-slim] from Debian's Python, ubuntu:* when an Ubuntu archive answers.
+    python:3.11/3.13[-slim] from Debian's Python, ubuntu:* when an Ubuntu archive answers.
     For any other image the error says exactly how to load it. Present images are
     left alone.
     """
