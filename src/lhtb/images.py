@@ -322,27 +322,27 @@ def make_available(
     for image in dict.fromkeys(normalise_image(name) for name in images):
         if cancel is not None and cancel.cancelled:
             break
-        result = _ensure_one(client, image, pull_timeout, cancel)
-        if result is None:
+        made = _ensure_one(client, image, pull_timeout, cancel)
+        if made is None:
             missing.append(image)
         else:
-            results.append(result)
+            results.extend(r for r in made if r not in results)
     return results, missing
 
 
 def _ensure_one(
     client: Any, image: str, pull_timeout: float, cancel: CancelToken | None
-) -> BaseImageResult | None:
+) -> list[BaseImageResult] | None:
+    """How ``image`` became present (images it needed first); None: nothing could make it."""
     if _present(client, image):
-        return BaseImageResult(image, BaseImageAction.PRESENT)
+        return [BaseImageResult(image, BaseImageAction.PRESENT)]
     if _try_pull(client, image, pull_timeout, cancel):
-        return BaseImageResult(image, BaseImageAction.PULLED)
+        return [BaseImageResult(image, BaseImageAction.PULLED)]
     recipe = recipe_for(image)
     if recipe is None or (cancel is not None and cancel.cancelled):
         return None
-    if recipe.needs is not None:
-        _ensure_one(client, recipe.needs, pull_timeout, cancel)
-    return _make(client, recipe, cancel)
+    first = _ensure_one(client, recipe.needs, pull_timeout, cancel) if recipe.needs else []
+    return [*(first or []), _make(client, recipe, cancel)]
 
 
 def _make(client: Any, recipe: Recipe, cancel: CancelToken | None) -> BaseImageResult:
