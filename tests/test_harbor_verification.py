@@ -36,7 +36,8 @@ HARBOR_ORACLE_REWARD = {
     "oracle-agent-user": 1.0,
     "verifier-dockerfile": 1.0,
 }
-"""What Harbor's oracle scores on each fixture (see docs/task-format.md, Harbor compatibility)."""
+"""What Harbor's oracle scores on each fixture (Harbor 0.26 on Docker gave exactly these;
+see docs/task-format.md, Harbor compatibility)."""
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +122,8 @@ async def test_multi_step_records_each_step(
 async def test_multi_step_stops_below_min_reward(
     backend: SandboxBackend, run_id: str, tmp_path: Path
 ) -> None:
-    """Harbor's abort rule: the first step's reward is below its min_reward, so it ends there."""
+    """Harbor's abort rule: the first step's reward is below its min_reward, so it ends there
+    (Harbor 0.26's nop agent gets the same: reward 0.0 after the one step)."""
     task = lhtb.load_task(FIXTURES / "multi-step")
     episode = await lhtb.run_episode(
         task, lhtb.agents.NopAgent(), backend=backend, run_id=run_id, output_dir=tmp_path
