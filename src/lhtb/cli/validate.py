@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from lhtb.cli._tasks import collect_tasks
-from lhtb.task import Task, Visibility
+from lhtb.task import Task, Visibility, verifies_live
 
 
 def _budget(task: Task) -> str:
@@ -29,6 +29,12 @@ def _subtask_summary(task: Task) -> str:
     return ", ".join(parts)
 
 
+def _continue(task: Task) -> str:
+    if task.steps:
+        return f"{len(task.steps)} steps"
+    return "yes" if task.agent.continue_until_timeout else "no"
+
+
 def task_table(tasks: list[Task]) -> Table:
     """A rich table with one row per task."""
     table = Table(title=f"{len(tasks)} task(s)")
@@ -40,8 +46,8 @@ def task_table(tasks: list[Task]) -> Table:
             task.name,
             task.category or "-",
             _budget(task),
-            "yes" if task.agent.continue_until_timeout else "no",
-            str(task.verifier.isolation),
+            _continue(task),
+            f"{task.verifier.isolation}{' (live)' if verifies_live(task) else ''}",
             _subtask_summary(task),
         )
     return table
