@@ -36,7 +36,7 @@ END = "<!-- security-table:end -->"
 TECHNIQUES_BEGIN = "<!-- techniques:begin -->"
 TECHNIQUES_END = "<!-- techniques:end -->"
 MODES = ("separate", "snapshot", "shared")
-_GOOD = {"blocked", "refused", "lost"}
+_GOOD = {"blocked", "refused", "lost", "spoiled"}
 
 
 def load_rows(path: Path) -> list[dict[str, Any]]:

@@ -46,9 +46,11 @@ from lhtb._host_files import ArtifactFiles, ArtifactSource, host_files
 from lhtb._log import get_logger
 from lhtb._seeds import SEED_ENV, check_seed, random_seed
 from lhtb.episode import KeptInputs, PassOutcome, VerifierPass
-from lhtb.errors import ArchiveError, GradeInputError, RewardFileError
-from lhtb.sandbox.archive import extract_to_host, pack_directory, relocate
+from lhtb.errors import ArchiveError, ExecError, GradeInputError, RewardFileError
+from lhtb.sandbox._link_walk import escapes
+from lhtb.sandbox.archive import pack_directory, relocate, symlink_targets
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
+from lhtb.sandbox.host_files import extract_to_host, write_host_file
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.scoring import Scorecard, check_declared, read_scorecard
 from lhtb.task import IsolationMode, Task, resolve_env
@@ -90,6 +92,9 @@ _LIVE_LOCK = f'chown -R "$1" {TESTS_DIR} && chmod 700 {TESTS_DIR}'
 owner-only modes), their logs and scratch belong to the verifier's user alone from
 the moment they exist; an unprivileged agent can neither read nor write any of it."""
 _SETUP_TIMEOUT_SEC = 120.0
+HARNESS_FILES = ("test-stdout.txt", "test-stderr.txt", "refused.txt", "dropped.txt")
+"""What the harness writes in a pass folder; the tests' log files of these names are dropped."""
+_DROPPED_LINES = 1000
 INPUTS_DIR = "final-inputs"
 """Where the last pass's graded artifacts are kept, in the episode directory."""
 DEFAULT_KEEP_INPUTS_BYTES = 256 * 1024**2
@@ -240,7 +245,7 @@ class Verifier:
             passed = scorecard.reward >= self.task.verifier.pass_threshold
             outcome = PassOutcome.PASSED if passed else PassOutcome.FAILED
         if error is not None:
-            (log_dir / "refused.txt").write_text(error + "\n")
+            write_host_file(log_dir, "refused.txt", error.encode() + b"\n")
         return VerifierPass(
             number=number,
             started_at=started_at,
@@ -275,13 +280,16 @@ class Verifier:
 
     async def _verify(self, sandbox: ManagedSandbox, log_dir: Path) -> _Result:
         mode = self.task.verifier.isolation
+        if mode is not IsolationMode.SEPARATE and not await _workdir_usable(sandbox):
+            self._keep(None, "the agent's working directory is no longer usable")
+            return _refused("refused: the agent's working directory is no longer usable")
         if mode is not IsolationMode.SEPARATE:
             self._keep(None, f"isolation {mode!s} keeps no re-gradable copy of the final state")
         if mode is IsolationMode.SHARED:
             try:
                 return await self._run_tests(sandbox, log_dir)
             finally:
-                await sandbox.exec(_REMOVE, timeout=_SETUP_TIMEOUT_SEC, user="root")
+                await sandbox.exec(_REMOVE, timeout=_SETUP_TIMEOUT_SEC, user="root", cwd="/")
         if mode is IsolationMode.SNAPSHOT:
             try:
                 spec = await sandbox.snapshot()
@@ -355,6 +363,12 @@ class Verifier:
         fresh = await self.backend.start(verifier_spec)
         try:
             for archive in artifacts or ():
+                root = _non_directory_root(archive)
+                if root is not None and not await _not_a_directory(fresh, root):
+                    return _refused(
+                        f"artifacts refused: {root} is a directory in the task's image, "
+                        "but the agent left something else there"
+                    )
                 try:
                     await fresh.import_(archive, dest="/")
                 except ArchiveError as exc:
@@ -376,10 +390,14 @@ class Verifier:
                 ["sh", "-c", _LIVE_RESET, "reset", str(user)],
                 timeout=_SETUP_TIMEOUT_SEC,
                 user="root",
+                cwd="/",
             )
         else:
             reset = await sandbox.exec(
-                _RESET_KEEPING_TESTS if bundled else _RESET, timeout=_SETUP_TIMEOUT_SEC, user="root"
+                _RESET_KEEPING_TESTS if bundled else _RESET,
+                timeout=_SETUP_TIMEOUT_SEC,
+                user="root",
+                cwd="/",
             )
         if not reset.ok:
             detail = reset.stderr_text.strip()[-300:]
@@ -402,12 +420,19 @@ class Verifier:
             env=self._env(),
             user=user,
         )
-        (log_dir / "test-stdout.txt").write_bytes(result.stdout)
-        (log_dir / "test-stderr.txt").write_bytes(result.stderr)
+        write_host_file(log_dir, "test-stdout.txt", result.stdout)
+        write_host_file(log_dir, "test-stderr.txt", result.stderr)
         try:
-            extract_to_host(await sandbox.export([LOGS_DIR]), log_dir, strip=LOGS_DIR)
+            dropped = extract_to_host(
+                await sandbox.export([LOGS_DIR]), log_dir, strip=LOGS_DIR, reserved=HARNESS_FILES
+            )
         except (ArchiveError, FileNotFoundError) as exc:
             return PassOutcome.ERROR, None, f"unusable {LOGS_DIR}: {exc}", None
+        if dropped:
+            log.info("verifier_logs_dropped", members=len(dropped))
+            lines = [*dropped[:_DROPPED_LINES], f"... and {len(dropped) - _DROPPED_LINES} more"]
+            text = "\n".join(lines if len(dropped) > _DROPPED_LINES else dropped) + "\n"
+            write_host_file(log_dir, "dropped.txt", text.encode())
         if result.timed_out:
             limit = task.verifier.timeout_sec
             return PassOutcome.TIMEOUT, None, f"tests ran past verifier timeout_sec={limit:g}", None
@@ -472,6 +497,33 @@ async def prepare_verifier_image(backend: SandboxBackend, task: Task) -> str | N
     return image
 
 
+async def _workdir_usable(sandbox: ManagedSandbox) -> bool:
+    """Whether a command still starts in the sandbox's working directory (an agent may
+    have replaced it by a file: its own failure, not the infrastructure's)."""
+    try:
+        await sandbox.exec(["true"], timeout=_SETUP_TIMEOUT_SEC, user="root")
+    except ExecError:
+        return False
+    return True
+
+
+async def _not_a_directory(sandbox: ManagedSandbox, path: str) -> bool:
+    """True when ``path`` in ``sandbox`` is missing or not a directory."""
+    probe = ["sh", "-c", '[ -d "$1" ]', "sh", path]
+    result = await sandbox.exec(probe, timeout=_SETUP_TIMEOUT_SEC, user="root", cwd="/")
+    return result.exit_code == 1
+
+
+def _non_directory_root(archive: bytes) -> str | None:
+    """The absolute path of the archive's first member (an artifact's root) unless it is a
+    directory."""
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as tar:
+        first = tar.next()
+    if first is None or first.isdir():
+        return None
+    return "/" + first.name.strip("/").removeprefix("./")
+
+
 def _refused(reason: str) -> _Result:
     log.warning("verifier_pass_refused", reason=reason)
     return PassOutcome.FAILED, None, reason, 0.0
@@ -508,6 +560,8 @@ def confine(archive: bytes, source: str) -> bytes:
 
     out = io.BytesIO()
     try:
+        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as reader:
+            symlinks = symlink_targets(reader, "/")
         with (
             tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as reader,
             tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as writer,
@@ -520,12 +574,13 @@ def confine(archive: bytes, source: str) -> bytes:
                         continue  # a parent directory of the artifact path
                     raise ArchiveError(f"member {info.name!r} is outside {root}", where=where)
                 if info.issym():
-                    target = posixpath.normpath(
-                        posixpath.join(posixpath.dirname(name), info.linkname)
-                    )
-                    if not inside(target):
+                    # Resolved as the kernel will, through the artifact's other links.
+                    path = posixpath.normpath(name)
+                    why = escapes(path, info.linkname, symlinks, root)
+                    if why is not None:
                         raise ArchiveError(
-                            f"link {info.name!r} -> {info.linkname!r} leaves {root}", where=where
+                            f"link {info.name!r} -> {info.linkname!r} leaves {root}: {why}",
+                            where=where,
                         )
                 if info.islnk() and not inside("/" + info.linkname.strip("/")):
                     raise ArchiveError(

@@ -11,14 +11,13 @@ import pytest
 from lhtb.errors import ArchiveError
 from lhtb.sandbox.archive import (
     ArchiveLimits,
-    extract_archive,
-    extract_to_host,
     is_excluded,
     pack_directory,
     relocate,
     repack,
     validate_archive,
 )
+from lhtb.sandbox.host_files import extract_to_host, write_host_file
 
 
 def make_tar(*members: tuple[str, str, bytes | str]) -> bytes:
@@ -121,10 +120,10 @@ def test_limits_must_be_positive() -> None:
         ArchiveLimits(max_members=0)
 
 
-def test_extract_writes_nothing_when_a_later_member_is_bad(tmp_path: Path) -> None:
+def test_extract_to_host_writes_nothing_when_a_later_member_is_bad(tmp_path: Path) -> None:
     archive = make_tar(("file", "good.txt", b"ok"), ("file", "../evil.txt", b"bad"))
     with pytest.raises(ArchiveError):
-        extract_archive(archive, tmp_path / "out")
+        extract_to_host(archive, tmp_path / "out")
     assert not (tmp_path / "out").exists()
     assert not (tmp_path / "evil.txt").exists()
 
@@ -142,10 +141,55 @@ def test_extract_to_host_strips_prefix(tmp_path: Path) -> None:
     assert not (tmp_path / "elsewhere").exists()
 
 
-def test_extract_to_host_refuses_escaping_symlink(tmp_path: Path) -> None:
-    archive = make_tar(("sym", "logs/verifier/steal", "/etc/shadow"))
+def test_extract_to_host_keeps_no_link_and_writes_through_none(tmp_path: Path) -> None:
+    """A link chain the kernel would follow out of the directory (``a -> .``,
+    ``refused.txt -> a/../../victim``) is dropped with a record, and the harness's
+    own write to that name lands in a fresh regular file."""
+    victim = tmp_path / "victim"
+    victim.write_text("host data")
+    dest = tmp_path / "pass-001"
+    dest.mkdir()
+    archive = make_tar(
+        ("sym", "logs/verifier/a", "."),
+        ("sym", "logs/verifier/refused.txt", "a/../../victim"),
+        ("sym", "logs/verifier/steal", "/etc/shadow"),
+        ("file", "logs/verifier/secret.txt", b"kept"),
+        ("hard", "logs/verifier/hard", "logs/verifier/secret.txt"),
+        ("hard", "logs/verifier/hard-out", "etc/passwd"),
+        ("fifo", "logs/verifier/pipe", b""),
+        ("dir", "logs/verifier/test-stdout.txt", b""),
+    )
+    dropped = extract_to_host(archive, dest, strip="/logs/verifier", reserved={"test-stdout.txt"})
+    assert len(dropped) == 6, dropped
+    assert sorted(p.name for p in dest.iterdir()) == ["hard", "secret.txt"]
+    assert (dest / "hard").read_bytes() == b"kept"
+    write_host_file(dest, "refused.txt", b"reason\n")
+    assert victim.read_text() == "host data"
+    assert (dest / "refused.txt").read_bytes() == b"reason\n"
+
+
+def test_write_host_file_never_follows_a_link(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_text("host data")
+    (tmp_path / "out").symlink_to(victim)
+    with pytest.raises(OSError, match=r"symbolic links|Too many levels"):
+        write_host_file(tmp_path, "out", b"x")
+    assert victim.read_text() == "host data"
+
+
+def test_validate_resolves_link_chains_like_the_kernel() -> None:
+    """``a -> .`` makes ``a/../tests`` climb out, although normpath reads it as inside."""
+    chained = make_tar(("sym", "a", "."), ("sym", "answer.txt", "a/../tests/expected.txt"))
     with pytest.raises(ArchiveError, match="points outside"):
-        extract_to_host(archive, tmp_path, strip="/logs/verifier")
+        validate_archive(chained, dest="/app")
+    deep = make_tar(("dir", "d", b""), ("sym", "d/up", ".."), ("sym", "x", "d/up/../etc"))
+    with pytest.raises(ArchiveError, match="points outside"):
+        validate_archive(deep, dest="/app")
+    loop = make_tar(("sym", "l1", "l2"), ("sym", "l2", "l1"))
+    with pytest.raises(ArchiveError, match="links in a row"):
+        validate_archive(loop, dest="/app")
+    fine = make_tar(("sym", "a", "."), ("dir", "sub", b""), ("sym", "b", "a/sub/../a/file"))
+    validate_archive(fine, dest="/app")
 
 
 def test_relocate_moves_members_and_hard_links() -> None:

@@ -46,16 +46,12 @@ def make_backend(name: str, **overrides: object) -> SandboxBackend:
     if name == "docker":
         from lhtb.sandbox.docker import DockerBackend, DockerSettings
 
-        settings = DockerSettings(
-            archive_limits=LIMITS,
-            pids_limit=256,
-            max_snapshot_bytes=2 * 1024**3,
-            **overrides,  # type: ignore[arg-type]
-        )
+        docker = {"pids_limit": 256, "max_snapshot_bytes": 2 * 1024**3}
+        settings = DockerSettings(**{"archive_limits": LIMITS, **docker, **overrides})  # type: ignore[arg-type]
         return DockerBackend(settings=settings)
     from lhtb.sandbox.local import LocalBackend, LocalSettings
 
-    return LocalBackend(LocalSettings(archive_limits=LIMITS, **overrides))  # type: ignore[arg-type]
+    return LocalBackend(LocalSettings(**{"archive_limits": LIMITS, **overrides}))  # type: ignore[arg-type]
 
 
 def available(name: str, request: pytest.FixtureRequest) -> None:

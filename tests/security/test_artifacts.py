@@ -15,9 +15,11 @@ from pathlib import Path
 import pytest
 
 import lhtb
+from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS
 from lhtb.sandbox.base import SandboxBackend
 
-from ._attack import AttackAgent, run_modes
+from ._attack import DEEP_TREE, MODES, AttackAgent, run_modes
+from .conftest import make_backend
 
 pytestmark = [pytest.mark.anyio]
 
@@ -53,6 +55,54 @@ class DotDot(AttackAgent):
         )
 
 
+class DotDotChain(AttackAgent):
+    """``a -> .`` makes ``a/..`` climb out of ``/app``, although ``normpath`` reads
+    ``a/../tests/expected.txt`` as ``/app/tests/expected.txt``."""
+
+    async def setup(self, turn: lhtb.Turn) -> None:
+        await self.sh(turn, "ln -s . /app/a; ln -sf a/../tests/expected.txt /app/answer.txt")
+
+
+class LinkLoop(AttackAgent):
+    """A link loop and a chain of 45 links (the kernel gives up after 40)."""
+
+    answer = "42"
+
+    async def setup(self, turn: lhtb.Turn) -> None:
+        await self.sh(
+            turn,
+            "cd /app && ln -s l2 l1 && ln -s l1 l2 && ln -s answer.txt c45 && "
+            "for i in $(seq 44 -1 0); do ln -s c$((i + 1)) c$i; done",
+        )
+
+
+class HardLinkOut(AttackAgent):
+    """Hard links between the artifact and files outside it (the answer is one)."""
+
+    async def setup(self, turn: lhtb.Turn) -> None:
+        await self.sh(
+            turn,
+            "echo 42 > /opt/a42 && ln -f /opt/a42 /app/answer.txt && ln /app/answer.txt /app/h2; "
+            "ln /etc/passwd /app/passwd; true",
+        )
+
+
+class DeepTree(AttackAgent):
+    """A directory tree 1500 levels deep (Python's recursion limit is 1000)."""
+
+    answer = "42"
+
+    async def setup(self, turn: lhtb.Turn) -> None:
+        await self.sh(turn, f"cd /app && python3 -c '{DEEP_TREE.format(depth=1500)}'")
+
+
+class FileForArtifactDir(AttackAgent):
+    """The artifact directory ``/app`` replaced by a regular file."""
+
+    async def setup(self, turn: lhtb.Turn) -> None:
+        await self.sh(turn, "cd / && rm -rf /app && echo 42 > /app")
+
+
 class DeviceFiles(AttackAgent):
     answer = "42"
 
@@ -62,9 +112,14 @@ class DeviceFiles(AttackAgent):
 
 class Sparse10G(AttackAgent):
     answer = "42"
+    size = "10G"
 
     async def setup(self, turn: lhtb.Turn) -> None:
-        await self.sh(turn, "truncate -s 10G /app/big.img")
+        await self.sh(turn, f"truncate -s {self.size} /app/big.img")
+
+
+class Sparse2G(Sparse10G):
+    size = "2G"
 
 
 class ManyFiles(AttackAgent):
@@ -102,6 +157,11 @@ CASES = {
     ),
     "artifact-link-to-host": (LinkToHost, 1.0, SEPARATE_REFUSES),
     "artifact-dotdot-link": (DotDot, 0.0, {"snapshot": "forged", "shared": "forged"}),
+    "artifact-dotdot-link-chain": (DotDotChain, 0.0, {"snapshot": "forged", "shared": "forged"}),
+    "artifact-link-loop": (LinkLoop, 1.0, SEPARATE_REFUSES),
+    "artifact-hardlink-out": (HardLinkOut, 1.0, {}),
+    "artifact-deep-tree": (DeepTree, 1.0, {}),
+    "artifact-dir-replaced-by-file": (FileForArtifactDir, 0.0, dict.fromkeys(MODES, "refused")),
     "artifact-device-file": (DeviceFiles, 1.0, SEPARATE_REFUSES),
     "artifact-sparse-10g": (Sparse10G, 1.0, {"separate": "refused", "snapshot": "refused"}),
     "artifact-many-files": (ManyFiles, 1.0, SEPARATE_REFUSES),
@@ -116,7 +176,7 @@ async def test_hostile_artifacts(
     agent, honest, expect = CASES[technique]
     if technique == "artifact-sparse-10g" and backend.name == "local":
         expect = {"separate": "refused"}  # local snapshots copy sparse files as sparse
-    if technique in {"artifact-link-to-verifier-file", "artifact-dotdot-link"}:
+    if technique.startswith(("artifact-link-to-verifier-file", "artifact-dotdot-link")):
         expect = {"separate": "refused", **expect}
     await run_modes(
         technique,
@@ -127,5 +187,27 @@ async def test_hostile_artifacts(
         run_id,
         honest=honest,
         expect=expect,
+        max_passes=1,
+    )
+
+
+async def test_sparse_2g_with_the_default_caps(
+    backend: SandboxBackend, attack_task: lhtb.Task, tmp_path: Path, run_id: str
+) -> None:
+    """Just under the default 2 GiB cap with the answer: refused before a byte of it is
+    buffered (the harness's peak memory is measured by ``run_modes``)."""
+    defaults = make_backend(backend.name, archive_limits=DEFAULT_ARCHIVE_LIMITS)
+    await run_modes(
+        "artifact-sparse-2g",
+        defaults,
+        attack_task,
+        Sparse2G,
+        tmp_path,
+        run_id,
+        honest=1.0,
+        expect={
+            "separate": "refused",
+            "snapshot": "refused" if backend.name == "docker" else "blocked",
+        },
         max_passes=1,
     )

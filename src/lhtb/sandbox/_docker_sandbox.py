@@ -505,7 +505,7 @@ class DockerSandbox(ManagedSandbox):
             functools.partial(validate_archive, archive, dest=target, limits=limits)
         )
         if target != "/":
-            made = await self.exec(["mkdir", "-p", "--", target], timeout=60)
+            made = await self.exec(["mkdir", "-p", "--", target], timeout=60, cwd="/")
             if not made.ok:
                 raise SandboxError(f"cannot create {target}: {made.stderr_text}", where=self._where)
         await self._call(self._backend.client.api.put_archive, self._id, target, archive)

@@ -22,7 +22,7 @@ new session, drops capabilities, switches user and ``exec``\\ s. The reply is
 connection early kills the command's process group.
 """
 
-# ruff: noqa: PTH101, PTH102, PTH103, PTH108, PTH113, PTH115, PTH110, PTH112, PTH114, PTH116, PTH118, PTH123, PTH208, PTH211
+# ruff: noqa: PTH101, PTH102, PTH103, PTH108, PTH115, PTH110, PTH112, PTH114, PTH116, PTH123, PTH208, PTH211
 # Raw os calls on purpose: this runs across pivot_root, before/after
 # which paths mean different trees, and must import nothing it may not find later.
 from __future__ import annotations
@@ -37,10 +37,12 @@ import pwd
 import selectors
 import signal
 import socket
+import stat
 import struct
 import sys
 import termios
 import time
+from collections.abc import Iterator
 from typing import Any
 
 CLONE_NEWNS = 0x00020000
@@ -104,82 +106,132 @@ def write_file(path: str, text: str) -> None:
 # -- setup ------------------------------------------------------------------------------------
 
 
+O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
 def apply_masks(config: dict[str, Any]) -> None:
     """Hide host paths: ``mask_dirs`` become empty (opaque) directories, ``hidden`` paths
-    disappear (whiteouts) in the upper layer, before it is mounted."""
-    upper = config["upper"]
+    disappear (whiteouts) in the upper layer, before it is mounted.
+
+    The upper layer of a snapshot is the agent's work: every step in it goes through
+    directory descriptors with ``O_NOFOLLOW``, so a link the agent left
+    (``/var/lib -> <host dir>``) is never followed on the host. A host path whose
+    parent the agent replaced by a link or a file is not reachable under its name
+    in the sandbox, so it needs no mask there.
+    """
     xattr = "user.overlay.opaque" if config["rootless"] else "trusted.overlay.opaque"
     for host_path in config["mask_dirs"]:
-        target = make_parents(upper, host_path)
-        if os.path.lexists(target) and not os.path.isdir(target):
-            os.unlink(target)
-        if not os.path.isdir(target):
-            os.mkdir(target)
-            info = os.stat(host_path) if os.path.isdir(host_path) else None
-            if info is not None:
-                os.chmod(target, info.st_mode & 0o7777)
-                copy_owner(target, info)
-        os.setxattr(target, xattr, b"y")
-    for host_path in config["hidden"]:
-        target = make_parents(upper, host_path)
-        if os.path.lexists(target):
-            if os.path.isdir(target) and not os.path.islink(target):
-                # The image put content here: keep it, but hide the host's.
-                os.setxattr(target, xattr, b"y")
+        with parent_in_upper(config["upper"], host_path) as (fd, name):
+            if fd < 0:
                 continue
-            os.unlink(target)
-        os.mknod(target, 0o600 | 0o020000, os.makedev(0, 0))
+            kind = kind_at(fd, name)
+            if kind not in {None, stat.S_IFDIR}:
+                os.unlink(name, dir_fd=fd)
+            if kind != stat.S_IFDIR:
+                os.mkdir(name, 0o755, dir_fd=fd)
+                if os.path.isdir(host_path):
+                    copy_mode(fd, name, os.stat(host_path))
+            mark_opaque(fd, name, xattr)
+    for host_path in config["hidden"]:
+        with parent_in_upper(config["upper"], host_path) as (fd, name):
+            if fd < 0:
+                continue
+            kind = kind_at(fd, name)
+            if kind == stat.S_IFDIR:
+                mark_opaque(fd, name, xattr)  # the image put content here: hide the host's
+                continue
+            if kind is not None:
+                os.unlink(name, dir_fd=fd)
+            os.mknod(name, 0o600 | stat.S_IFCHR, os.makedev(0, 0), dir_fd=fd)
     for host_path in config.get("scrub", ()):
-        scrub_passwords(upper, host_path)
+        scrub_passwords(config["upper"], host_path)
+
+
+def kind_at(dir_fd: int, name: str) -> int | None:
+    """The file type of ``name`` in ``dir_fd`` (links not followed); ``None`` if absent."""
+    try:
+        return stat.S_IFMT(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except FileNotFoundError:
+        return None
+
+
+def mark_opaque(dir_fd: int, name: str, xattr: str) -> None:
+    fd = os.open(name, O_DIR, dir_fd=dir_fd)
+    try:
+        os.setxattr(fd, xattr, b"y")
+    finally:
+        os.close(fd)
+
+
+def copy_mode(dir_fd: int, name: str, info: os.stat_result) -> None:
+    """Give ``name`` the host's mode and owner (owners may be unmapped in a user namespace)."""
+    fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd)
+    try:
+        os.fchmod(fd, info.st_mode & 0o7777)
+        with contextlib.suppress(OSError):
+            os.fchown(fd, info.st_uid, info.st_gid)
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def parent_in_upper(upper: str, host_path: str) -> Iterator[tuple[int, str]]:
+    """``(descriptor of host_path's parent in upper, last component)``, the parents made
+    with the host's modes and owners; ``(-1, name)`` when a parent in ``upper`` is a
+    link, a file or a whiteout (the agent's: never followed)."""
+    parts = [p for p in host_path.split("/") if p]
+    fd = os.open(upper, O_DIR)
+    host = ""
+    try:
+        for part in parts[:-1]:
+            host = f"{host}/{part}"
+            kind = kind_at(fd, part)
+            if kind is None:
+                os.mkdir(part, 0o755, dir_fd=fd)
+                copy_mode(fd, part, os.stat(host))
+            elif kind != stat.S_IFDIR:
+                yield -1, parts[-1]
+                return
+            child = os.open(part, O_DIR, dir_fd=fd)
+            os.close(fd)
+            fd = child
+        yield fd, parts[-1]
+    finally:
+        os.close(fd)
 
 
 def scrub_passwords(upper: str, host_path: str) -> None:
     """Put a copy of a shadow file without password hashes in the upper layer.
 
     Accounts keep working for ``su``/``useradd``; the host's hashes stay on the host.
-    A copy the image already has (``RUN useradd`` wrote it) is scrubbed the same way.
+    A copy the image already has (``RUN useradd`` wrote it) is scrubbed the same way;
+    a link or directory the agent left there is left alone (the host's file is not
+    reachable under that name) and never followed.
     """
-    target = os.path.join(upper, host_path.lstrip("/"))
-    source = target if os.path.isfile(target) else host_path
-    try:
-        info = os.stat(source)
-        with open(source) as handle:
-            lines = handle.read().splitlines()
-    except OSError:
-        return
-    scrubbed = []
-    for line in lines:
-        fields = line.split(":")
-        if len(fields) > 1 and fields[1] not in {"", "*", "!", "!!", "!*"}:
-            fields[1] = "!" if fields[1].startswith("!") else "*"
-        scrubbed.append(":".join(fields))
-    make_parents(upper, host_path)
-    with open(target, "w") as handle:
-        handle.write("\n".join(scrubbed) + "\n")
-    os.chmod(target, info.st_mode & 0o7777)
-    copy_owner(target, info)
-
-
-def copy_owner(path: str, info: os.stat_result) -> None:
-    """Give ``path`` the host owner (not possible in a user namespace for unmapped ids)."""
-    with contextlib.suppress(OSError):
-        os.lchown(path, info.st_uid, info.st_gid)
-
-
-def make_parents(upper: str, host_path: str) -> str:
-    """Create ``host_path``'s parents inside ``upper`` with the host's modes and owners."""
-    parts = [p for p in host_path.split("/") if p]
-    current = upper
-    host = ""
-    for part in parts[:-1]:
-        current = os.path.join(current, part)
-        host = f"{host}/{part}"
-        if not os.path.isdir(current):
-            info = os.stat(host)
-            os.mkdir(current)
-            os.chmod(current, info.st_mode & 0o7777)
-            copy_owner(current, info)
-    return os.path.join(upper, *parts) if parts else upper
+    with parent_in_upper(upper, host_path) as (fd, name):
+        kind = kind_at(fd, name) if fd >= 0 else stat.S_IFLNK
+        if kind not in {None, stat.S_IFREG}:
+            return
+        try:
+            if kind is None:
+                source = os.open(host_path, os.O_RDONLY | os.O_CLOEXEC)
+            else:
+                source = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+            with open(source) as handle:
+                info = os.fstat(handle.fileno())
+                lines = handle.read().splitlines()
+        except OSError:
+            return
+        scrubbed = []
+        for line in lines:
+            fields = line.split(":")
+            if len(fields) > 1 and fields[1] not in {"", "*", "!", "!!", "!*"}:
+                fields[1] = "!" if fields[1].startswith("!") else "*"
+            scrubbed.append(":".join(fields))
+        flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC
+        with open(os.open(name, flags, 0o600, dir_fd=fd), "w") as out:
+            out.write("\n".join(scrubbed) + "\n")
+        copy_mode(fd, name, info)
 
 
 def setup_root(config: dict[str, Any]) -> None:
@@ -192,7 +244,7 @@ def setup_root(config: dict[str, Any]) -> None:
         options = f"lowerdir=/,upperdir={config['upper']},workdir={config['work']}"
         mount("overlay", root, "overlay", 0, options)
     for name in ("proc", "sys", "dev"):
-        os.makedirs(f"{root}/{name}", exist_ok=True)
+        fresh_mount_point(root, name)
     proc = f"{root}/proc"
     mount("proc", proc, "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
     for name in PROC_READONLY:
@@ -275,17 +327,38 @@ def rootless_root(config: dict[str, Any]) -> None:
     for path in config["mask_dirs"]:
         target = f"{root}{path}"
         if path.count("/") == 1:
-            os.makedirs(target, exist_ok=True)
-        elif os.path.isdir(target):
+            fresh_mount_point(root, path.strip("/"))
+        elif not through_link(root, path) and os.path.isdir(target):
             mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777,size=1048576k")
     for path in config["hidden"]:
         target = f"{root}{path}"
-        if path.count("/") == 1 or not os.path.lexists(target):
+        if path.count("/") == 1 or through_link(root, path) or not os.path.lexists(target):
             continue
         if os.path.isdir(target):
             mount("tmpfs", target, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV, "mode=755,size=4k")
         else:
             mount("/dev/null", target, None, MS_BIND, None)
+
+
+def fresh_mount_point(root: str, name: str) -> None:
+    """Make ``root/name`` a real directory: a link or file the agent left there is
+    removed (in the overlay, not followed onto the host)."""
+    path = f"{root}/{name}"
+    if os.path.lexists(path) and (os.path.islink(path) or not os.path.isdir(path)):
+        os.unlink(path)
+    if not os.path.lexists(path):
+        os.mkdir(path)
+
+
+def through_link(root: str, path: str) -> bool:
+    """True when a component of ``path`` under ``root`` is a link (before ``pivot_root``
+    it would resolve on the host, so nothing is done there)."""
+    current = root
+    for part in [p for p in path.split("/") if p]:
+        current = f"{current}/{part}"
+        if os.path.islink(current):
+            return True
+    return False
 
 
 def setup_dev(dev: str) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import io
+import os
 import posixpath
 import threading
 from collections.abc import Mapping, Sequence
@@ -26,6 +27,7 @@ from lhtb.sandbox import _scripts
 from lhtb.sandbox._local_cgroups import Freezer
 from lhtb.sandbox._local_exec import InitError, RawExec, request, run_exec
 from lhtb.sandbox._local_process import stop_sandbox_sync
+from lhtb.sandbox._local_root import tree_usage
 from lhtb.sandbox.archive import repack, validate_archive
 from lhtb.sandbox.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -41,6 +43,7 @@ from lhtb.sandbox.base import (
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from lhtb.sandbox.archive import ArchiveLimits
     from lhtb.sandbox.local import LocalBackend
 
 __all__ = ["LocalAgentSandbox", "LocalSandbox"]
@@ -278,9 +281,11 @@ class LocalSandbox(ManagedSandbox):
         """
         relative = [_absolute(p).lstrip("/") or "." for p in paths]
         limits = self._backend.settings.archive_limits
+        await anyio.to_thread.run_sync(self._check_export_size, relative, limits)
         result = await self.exec(
             ["sh", "-c", _EXPORT_SCRIPT, "sh", *relative],
             timeout=self._backend.settings.control_timeout_sec * 10,
+            cwd="/",
             output_limit=limits.max_total_bytes + _TAR_SLACK,
         )
         if result.exit_code == 3:
@@ -299,6 +304,28 @@ class LocalSandbox(ManagedSandbox):
             functools.partial(repack, parts, exclude=exclude, limits=limits)
         )
 
+    def _check_export_size(self, relative: list[str], limits: ArchiveLimits) -> None:
+        """Refuse an export over the caps before any byte of it is read: measured from the
+        host through the init's root, not by the sandbox's (agent-replaceable) tools."""
+        size = entries = 0
+        for path in relative:
+            root = os.open(f"/proc/{self.init_pid}/root", os.O_RDONLY | os.O_DIRECTORY)
+            more = tree_usage(
+                root,
+                path,
+                max_bytes=limits.max_total_bytes - size,
+                max_entries=limits.max_members - entries,
+            )
+            size, entries = size + more[0], entries + more[1]
+        if size > limits.max_total_bytes or entries > limits.max_members:
+            raise ArchiveError(
+                f"export of {', '.join('/' + p for p in relative)} holds over "
+                f"{limits.max_total_bytes} bytes or {limits.max_members} entries "
+                "(apparent size: a sparse file counts in full)",
+                where=self._where,
+                fix="Export less data, or raise ArchiveLimits",
+            )
+
     async def import_(self, archive: bytes, *, dest: str = "/") -> None:
         """Validate ``archive`` on the host, then extract it under ``dest`` with ``tar``.
 
@@ -314,6 +341,7 @@ class LocalSandbox(ManagedSandbox):
         result = await self.exec(
             ["sh", "-c", script, "sh", target],
             stdin=archive,
+            cwd="/",
             timeout=self._backend.settings.control_timeout_sec * 10,
         )
         if not result.ok:

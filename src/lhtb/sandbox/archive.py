@@ -6,7 +6,8 @@ member is checked (:func:`validate_archive`) and the whole archive is refused
 on the first broken rule:
 
 * no absolute names and no ``..`` components;
-* symbolic links must resolve inside the destination, hard links must point at
+* symbolic links must resolve inside the destination the way the kernel will
+  resolve them (through the archive's other links), hard links must point at
   a regular file stored earlier in the same archive;
 * no member may be stored *through* a link of the same archive
   (``out -> /etc`` followed by ``out/passwd``);
@@ -15,8 +16,9 @@ on the first broken rule:
   :attr:`ArchiveLimits.max_total_bytes` bytes of content.
 
 Backends use :func:`validate_archive` before handing an archive to their own
-extractor (e.g. Docker's ``put_archive``) and :func:`extract_archive` when they
-extract on the host. :func:`repack` turns per-path archives into one whose
+extractor (e.g. Docker's ``put_archive``); what is copied *to the host* goes
+through :func:`lhtb.sandbox.host_files.extract_to_host`, which keeps regular
+files and directories only. :func:`repack` turns per-path archives into one whose
 member names are relative to ``/``, applying exclusions and the same caps.
 """
 
@@ -32,16 +34,17 @@ from pathlib import Path
 import attrs
 
 from lhtb.errors import ArchiveError
+from lhtb.sandbox._link_walk import escapes
 
 __all__ = [
     "DEFAULT_ARCHIVE_LIMITS",
     "ArchiveLimits",
-    "extract_archive",
-    "extract_to_host",
     "is_excluded",
+    "member_budget",
     "pack_directory",
     "relocate",
     "repack",
+    "symlink_targets",
     "validate_archive",
 ]
 
@@ -67,10 +70,6 @@ def _normalise(name: str) -> str:
     while stripped.startswith("./"):
         stripped = stripped[2:]
     return stripped or "."
-
-
-def _inside(path: str, root: str) -> bool:
-    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def _fail(what: str, member: str, fix: str = _FIX) -> ArchiveError:
@@ -131,7 +130,21 @@ def _collect(tar: tarfile.TarFile, limits: ArchiveLimits) -> list[tarfile.TarInf
     return members
 
 
+def symlink_targets(members: Iterable[tarfile.TarInfo], root: str) -> dict[str, str]:
+    """The absolute path under ``root`` of every symbolic link the archive leaves, to its
+    target (a later member of the same name replaces an earlier one)."""
+    found: dict[str, str] = {}
+    for info in members:
+        path = posixpath.normpath(posixpath.join(root, _normalise(info.name)))
+        if info.issym():
+            found[path] = info.linkname
+        else:
+            found.pop(path, None)
+    return found
+
+
 def _check_members(members: Sequence[tarfile.TarInfo], root: str) -> None:
+    symlinks = symlink_targets(members, root)
     links: set[str] = set()
     regular: set[str] = set()
     for info in members:
@@ -153,10 +166,12 @@ def _check_members(members: Sequence[tarfile.TarInfo], root: str) -> None:
         elif info.isdir():
             links.discard(name)
         elif info.issym():
-            base = posixpath.join(root, posixpath.dirname(name))
-            target = posixpath.normpath(posixpath.join(base, info.linkname))
-            if not _inside(target, root):
-                raise _fail(f"symbolic link to {info.linkname!r} points outside {root}", raw)
+            path = posixpath.normpath(posixpath.join(root, name))
+            why = escapes(path, info.linkname, symlinks, root)
+            if why is not None:
+                raise _fail(
+                    f"symbolic link to {info.linkname!r} points outside {root} ({why})", raw
+                )
             links.add(name)
             regular.discard(name)
         elif info.islnk():
@@ -177,21 +192,6 @@ def _check_members(members: Sequence[tarfile.TarInfo], root: str) -> None:
                 tarfile.FIFOTYPE: "FIFO",
             }.get(info.type, f"type {info.type!r}")
             raise _fail(f"{kind} members are not allowed", raw)
-
-
-def extract_archive(
-    archive: bytes, dest: Path, *, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS
-) -> None:
-    """Validate ``archive`` and extract it under the host directory ``dest``.
-
-    Raises:
-        ArchiveError: the archive breaks a rule; nothing was written.
-    """
-    dest = dest.resolve()
-    members = validate_archive(archive, dest=str(dest), limits=limits)
-    dest.mkdir(parents=True, exist_ok=True)
-    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as tar:
-        tar.extractall(dest, members=members, filter="tar")
 
 
 def is_excluded(path: str, patterns: Iterable[str]) -> bool:
@@ -235,6 +235,11 @@ class _Budget:
             )
 
 
+def member_budget(limits: ArchiveLimits) -> Callable[[tarfile.TarInfo], None]:
+    """A counter that raises :class:`ArchiveError` once the members seen exceed ``limits``."""
+    return _Budget(limits).take
+
+
 def repack(
     parts: Iterable[tuple[str, io.RawIOBase | io.BufferedIOBase]],
     *,
@@ -252,7 +257,7 @@ def repack(
     Raises:
         ArchiveError: a stream is not a tar archive, or the caps are exceeded.
     """
-    budget = _Budget(limits)
+    take = member_budget(limits)
     out = io.BytesIO()
     with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as writer:
         for parent, stream in parts:
@@ -264,7 +269,7 @@ def repack(
                         full = f"{prefix}/{name}" if prefix else name
                         if is_excluded(full, exclude):
                             continue
-                        budget.take(info)
+                        take(info)
                         info.name = full
                         if info.islnk():
                             target = _normalise(info.linkname)
@@ -366,33 +371,3 @@ def pack_directory(directory: Path, dest: str, *, extra: Mapping[str, Path] | No
             arcname = f"{prefix}/{name}" if prefix else name
             tar.add(source, arcname=arcname, recursive=False, filter=as_root)
     return out.getvalue()
-
-
-def extract_to_host(
-    archive: bytes,
-    dest: Path,
-    *,
-    strip: str = "/",
-    limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
-) -> None:
-    """Extract an exported archive into the host directory ``dest``, safely.
-
-    Members under the sandbox path ``strip`` land relative to ``dest``
-    (``/logs/verifier/x`` with ``strip="/logs/verifier"`` becomes ``dest/x``);
-    members outside it are dropped.
-
-    Raises:
-        ArchiveError: a member breaks the safe-extraction rules; nothing was written.
-    """
-    root = strip.strip("/")
-
-    def rename(name: str) -> str | None:
-        if not root:
-            return name
-        if name == root:
-            return None
-        if name.startswith(root + "/"):
-            return name[len(root) + 1 :]
-        return None
-
-    extract_archive(_rename(archive, rename), dest, limits=limits)
