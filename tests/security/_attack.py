@@ -390,8 +390,8 @@ TECHNIQUES = {
     "(`/opt`, `/etc/passwd`)",
     "artifact-deep-tree": "a directory tree 1500 levels deep in the artifact dir",
     "artifact-dir-replaced-by-file": "the artifact dir `/app` replaced by a regular file",
-    "artifact-sparse-2g": "a 2 GB sparse file with the default archive caps (harness memory "
-    "measured)",
+    "artifact-sparse-over-default-cap": "two 1.2 GB sparse files in the artifact dir, over the "
+    "default 2 GiB archive cap (harness memory measured)",
     "logs-link-host-write": "a tampered test tool leaves `a -> .` and `refused.txt`, "
     "`dropped.txt`, `test-stderr.txt`, `sub` -> `a/a/../../<host path>` in /logs/verifier",
     "logs-refused-txt-directory": "a tampered test tool makes /logs/verifier/refused.txt a "

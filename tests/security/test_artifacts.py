@@ -112,14 +112,18 @@ class DeviceFiles(AttackAgent):
 
 class Sparse10G(AttackAgent):
     answer = "42"
-    size = "10G"
 
     async def setup(self, turn: lhtb.Turn) -> None:
-        await self.sh(turn, f"truncate -s {self.size} /app/big.img")
+        await self.sh(turn, "truncate -s 10G /app/big.img")
 
 
-class Sparse2G(Sparse10G):
-    size = "2G"
+class SparseOverDefaultCap(AttackAgent):
+    """Two 1.2 GB sparse files: each fits the default 2 GiB cap, together they do not."""
+
+    answer = "42"
+
+    async def setup(self, turn: lhtb.Turn) -> None:
+        await self.sh(turn, "truncate -s 1200M /app/big1.img /app/big2.img")
 
 
 class ManyFiles(AttackAgent):
@@ -191,17 +195,17 @@ async def test_hostile_artifacts(
     )
 
 
-async def test_sparse_2g_with_the_default_caps(
+async def test_sparse_files_over_the_default_caps(
     backend: SandboxBackend, attack_task: lhtb.Task, tmp_path: Path, run_id: str
 ) -> None:
-    """Just under the default 2 GiB cap with the answer: refused before a byte of it is
-    buffered (the harness's peak memory is measured by ``run_modes``)."""
+    """Over the default caps: refused before a byte of it is buffered (``run_modes``
+    measures the harness's peak memory), whichever file the export meets first."""
     defaults = make_backend(backend.name, archive_limits=DEFAULT_ARCHIVE_LIMITS)
     await run_modes(
-        "artifact-sparse-2g",
+        "artifact-sparse-over-default-cap",
         defaults,
         attack_task,
-        Sparse2G,
+        SparseOverDefaultCap,
         tmp_path,
         run_id,
         honest=1.0,

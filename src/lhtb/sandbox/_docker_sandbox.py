@@ -41,6 +41,7 @@ from lhtb.sandbox._host_freeze import (
     cgroup_procs_file,
     host_sweep,
 )
+from lhtb.sandbox._tree_usage import check_export_size
 from lhtb.sandbox.archive import repack, validate_archive
 from lhtb.sandbox.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -462,7 +463,17 @@ class DockerSandbox(ManagedSandbox):
             FileNotFoundError: a path does not exist.
             ArchiveError: the export exceeds the archive caps.
         """
-        return await self._call(self._export_sync, [_absolute(p) for p in paths], tuple(exclude))
+        absolute = [_absolute(p) for p in paths]
+        if self._host_freeze:  # the host sees the container's processes: measure first
+            check = functools.partial(
+                check_export_size,
+                await self._running_init(),
+                [p.lstrip("/") or "." for p in absolute],
+                self._backend.settings.archive_limits,
+                where=self._where,
+            )
+            await anyio.to_thread.run_sync(check)
+        return await self._call(self._export_sync, absolute, tuple(exclude))
 
     def _export_sync(self, paths: list[str], exclude: tuple[str, ...]) -> bytes:
         import docker.errors  # noqa: PLC0415

@@ -20,7 +20,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import stat
 import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 import attrs
 
 from lhtb.errors import SandboxError
+from lhtb.sandbox._tree_usage import tree_usage
 from lhtb.task import Task
 
 __all__ = [
@@ -249,45 +249,7 @@ def copy_tree(source: Path, target: Path) -> None:
 
 def tree_size(path: Path) -> int:
     """Apparent size of every file under ``path`` (sparse files count in full)."""
-    return tree_usage(os.open(path, _DIR_FLAGS), ".")[0]
-
-
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-
-
-def tree_usage(
-    root_fd: int, path: str, *, max_bytes: int | None = None, max_entries: int | None = None
-) -> tuple[int, int]:
-    """``(apparent bytes, entries)`` of ``path`` (relative to the directory ``root_fd``,
-    which is closed) and everything below it.
-
-    Iterative (a sandbox may leave trees thousands of levels deep), links are not
-    followed, unreadable parts are skipped; stops early once over a maximum.
-    """
-    size = entries = 0
-    pending = [path]
-    try:
-        while pending:
-            current = pending.pop()
-            with contextlib.suppress(OSError):
-                info = os.stat(current, dir_fd=root_fd, follow_symlinks=False)
-                entries += 1
-                if not stat.S_ISDIR(info.st_mode):
-                    size += info.st_size if stat.S_ISREG(info.st_mode) else 0
-                else:
-                    fd = os.open(current, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=root_fd)
-                    try:
-                        with os.scandir(fd) as listing:
-                            pending.extend(f"{current}/{entry.name}" for entry in listing)
-                    finally:
-                        os.close(fd)
-            if (max_bytes is not None and size > max_bytes) or (
-                max_entries is not None and entries > max_entries
-            ):
-                break
-    finally:
-        os.close(root_fd)
-    return size, entries
+    return tree_usage(os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC), ".")[0]
 
 
 def remove_tree(path: Path) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import io
-import os
 import posixpath
 import threading
 from collections.abc import Mapping, Sequence
@@ -27,7 +26,7 @@ from lhtb.sandbox import _scripts
 from lhtb.sandbox._local_cgroups import Freezer
 from lhtb.sandbox._local_exec import InitError, RawExec, request, run_exec
 from lhtb.sandbox._local_process import stop_sandbox_sync
-from lhtb.sandbox._local_root import tree_usage
+from lhtb.sandbox._tree_usage import check_export_size
 from lhtb.sandbox.archive import repack, validate_archive
 from lhtb.sandbox.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -43,7 +42,6 @@ from lhtb.sandbox.base import (
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from lhtb.sandbox.archive import ArchiveLimits
     from lhtb.sandbox.local import LocalBackend
 
 __all__ = ["LocalAgentSandbox", "LocalSandbox"]
@@ -281,7 +279,9 @@ class LocalSandbox(ManagedSandbox):
         """
         relative = [_absolute(p).lstrip("/") or "." for p in paths]
         limits = self._backend.settings.archive_limits
-        await anyio.to_thread.run_sync(self._check_export_size, relative, limits)
+        await anyio.to_thread.run_sync(
+            functools.partial(check_export_size, self.init_pid, relative, limits, where=self._where)
+        )
         result = await self.exec(
             ["sh", "-c", _EXPORT_SCRIPT, "sh", *relative],
             timeout=self._backend.settings.control_timeout_sec * 10,
@@ -303,28 +303,6 @@ class LocalSandbox(ManagedSandbox):
         return await anyio.to_thread.run_sync(
             functools.partial(repack, parts, exclude=exclude, limits=limits)
         )
-
-    def _check_export_size(self, relative: list[str], limits: ArchiveLimits) -> None:
-        """Refuse an export over the caps before any byte of it is read: measured from the
-        host through the init's root, not by the sandbox's (agent-replaceable) tools."""
-        size = entries = 0
-        for path in relative:
-            root = os.open(f"/proc/{self.init_pid}/root", os.O_RDONLY | os.O_DIRECTORY)
-            more = tree_usage(
-                root,
-                path,
-                max_bytes=limits.max_total_bytes - size,
-                max_entries=limits.max_members - entries,
-            )
-            size, entries = size + more[0], entries + more[1]
-        if size > limits.max_total_bytes or entries > limits.max_members:
-            raise ArchiveError(
-                f"export of {', '.join('/' + p for p in relative)} holds over "
-                f"{limits.max_total_bytes} bytes or {limits.max_members} entries "
-                "(apparent size: a sparse file counts in full)",
-                where=self._where,
-                fix="Export less data, or raise ArchiveLimits",
-            )
 
     async def import_(self, archive: bytes, *, dest: str = "/") -> None:
         """Validate ``archive`` on the host, then extract it under ``dest`` with ``tar``.
