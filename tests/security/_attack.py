@@ -388,7 +388,7 @@ TECHNIQUES = {
     "artifact-link-loop": "a link loop and a chain of 45 links in the artifact dir",
     "artifact-hardlink-out": "hard links between artifact files and files outside it "
     "(`/opt`, `/etc/passwd`)",
-    "artifact-deep-tree": "a directory tree 1500 levels deep in the artifact dir",
+    "artifact-deep-tree": "a directory tree 1100 levels deep in the artifact dir",
     "artifact-dir-replaced-by-file": "the artifact dir `/app` replaced by a regular file",
     "artifact-sparse-over-default-cap": "two 1.2 GB sparse files in the artifact dir, over the "
     "default 2 GiB archive cap (harness memory measured)",

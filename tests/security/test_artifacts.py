@@ -88,12 +88,12 @@ class HardLinkOut(AttackAgent):
 
 
 class DeepTree(AttackAgent):
-    """A directory tree 1500 levels deep (Python's recursion limit is 1000)."""
+    """A directory tree 1100 levels deep (Python's recursion limit is 1000)."""
 
     answer = "42"
 
     async def setup(self, turn: lhtb.Turn) -> None:
-        await self.sh(turn, f"cd /app && python3 -c '{DEEP_TREE.format(depth=1500)}'")
+        await self.sh(turn, f"cd /app && python3 -c '{DEEP_TREE.format(depth=1100)}'")
 
 
 class FileForArtifactDir(AttackAgent):

@@ -143,9 +143,20 @@ def symlink_targets(members: Iterable[tarfile.TarInfo], root: str) -> dict[str, 
     return found
 
 
+def _through(parts: list[str], links: set[str]) -> bool:
+    """Whether a parent of the member ``parts`` is a link of the archive."""
+    prefix = ""
+    for part in parts[:-1]:
+        prefix = f"{prefix}/{part}" if prefix else part
+        if prefix in links:
+            return True
+    return False
+
+
 def _check_members(members: Sequence[tarfile.TarInfo], root: str) -> None:
     symlinks = symlink_targets(members, root)
     links: set[str] = set()
+    clean: set[str] = set()  # directories with no link of the archive above them
     regular: set[str] = set()
     for info in members:
         raw = info.name
@@ -155,9 +166,9 @@ def _check_members(members: Sequence[tarfile.TarInfo], root: str) -> None:
         parts = name.split("/")
         if ".." in parts:
             raise _fail("member name contains '..'", raw)
-        for depth in range(1, len(parts)):
-            if "/".join(parts[:depth]) in links:
-                raise _fail("member is stored through a link of the same archive", raw)
+        parent = name.rpartition("/")[0]
+        if parent in links or (parent and parent not in clean and _through(parts, links)):
+            raise _fail("member is stored through a link of the same archive", raw)
         if info.isreg():
             if info.sparse is not None:
                 raise _fail("sparse file members are not supported", raw)
@@ -165,6 +176,7 @@ def _check_members(members: Sequence[tarfile.TarInfo], root: str) -> None:
             links.discard(name)
         elif info.isdir():
             links.discard(name)
+            clean.add(name)
         elif info.issym():
             path = posixpath.normpath(posixpath.join(root, name))
             why = escapes(path, info.linkname, symlinks, root)
@@ -173,6 +185,7 @@ def _check_members(members: Sequence[tarfile.TarInfo], root: str) -> None:
                     f"symbolic link to {info.linkname!r} points outside {root} ({why})", raw
                 )
             links.add(name)
+            clean.clear()  # a link may now stand above any of them
             regular.discard(name)
         elif info.islnk():
             target_raw = info.linkname
@@ -185,6 +198,7 @@ def _check_members(members: Sequence[tarfile.TarInfo], root: str) -> None:
                     raw,
                 )
             links.add(name)
+            clean.clear()
         else:
             kind = {
                 tarfile.CHRTYPE: "character device",
@@ -200,6 +214,8 @@ def is_excluded(path: str, patterns: Iterable[str]) -> bool:
     A pattern matches a path written with or without its leading ``/``, or the
     last component alone (``*.pyc``, ``node_modules``).
     """
+    if not patterns:
+        return False
     name = _normalise(path.lstrip("/"))
     parts = name.split("/")
     candidates = ["/".join(parts[:depth]) for depth in range(1, len(parts) + 1)]
