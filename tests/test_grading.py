@@ -21,8 +21,8 @@ import structlog
 import lhtb
 from lhtb.agents import NopAgent, OracleAgent
 from lhtb.errors import GradeInputError
-from lhtb.sandbox.archive import extract_to_host
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
+from lhtb.sandbox.host_files import extract_to_host
 from lhtb.sandbox.local import LocalSandbox
 
 pytestmark = pytest.mark.anyio
