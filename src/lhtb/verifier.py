@@ -31,7 +31,6 @@ artifact path is simply not copied.
 from __future__ import annotations
 
 import io
-import posixpath
 import shutil
 import tarfile
 import time
@@ -42,13 +41,13 @@ from pathlib import Path
 
 import attrs
 
+from lhtb._artifacts import confine, non_directory_root
 from lhtb._host_files import ArtifactFiles, ArtifactSource, host_files
 from lhtb._log import get_logger
 from lhtb._seeds import SEED_ENV, check_seed, random_seed
 from lhtb.episode import KeptInputs, PassOutcome, VerifierPass
 from lhtb.errors import ArchiveError, ExecError, GradeInputError, RewardFileError
-from lhtb.sandbox._link_walk import escapes
-from lhtb.sandbox.archive import pack_directory, relocate, symlink_targets
+from lhtb.sandbox.archive import pack_directory, relocate
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.sandbox.host_files import extract_to_host, write_host_file
 from lhtb.sandbox.registry import resolve_backend
@@ -363,7 +362,7 @@ class Verifier:
         fresh = await self.backend.start(verifier_spec)
         try:
             for archive in artifacts or ():
-                root = _non_directory_root(archive)
+                root = non_directory_root(archive)
                 if root is not None and not await _not_a_directory(fresh, root):
                     return _refused(
                         f"artifacts refused: {root} is a directory in the task's image, "
@@ -514,16 +513,6 @@ async def _not_a_directory(sandbox: ManagedSandbox, path: str) -> bool:
     return result.exit_code == 1
 
 
-def _non_directory_root(archive: bytes) -> str | None:
-    """The absolute path of the archive's first member (an artifact's root) unless it is a
-    directory."""
-    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as tar:
-        first = tar.next()
-    if first is None or first.isdir():
-        return None
-    return "/" + first.name.strip("/").removeprefix("./")
-
-
 def _refused(reason: str) -> _Result:
     log.warning("verifier_pass_refused", reason=reason)
     return PassOutcome.FAILED, None, reason, 0.0
@@ -539,54 +528,4 @@ def owner_only(archive: bytes) -> bytes:
         for info in reader:
             info.mode &= 0o700
             writer.addfile(info, reader.extractfile(info) if info.isreg() else None)
-    return out.getvalue()
-
-
-def confine(archive: bytes, source: str) -> bytes:
-    """Keep an exported artifact inside its declared path ``source``.
-
-    Directory entries of ``source``'s parents are dropped; any other member
-    outside ``source``, a symbolic link resolving outside it, or a hard link to
-    a member outside it refuses the whole artifact.
-
-    Raises:
-        ArchiveError: a member or link leaves ``source``.
-    """
-    root = posixpath.normpath("/" + source.strip("/"))
-    prefix = root.strip("/")
-
-    def inside(path: str) -> bool:
-        return root in (path, "/") or path.startswith(root + "/")
-
-    out = io.BytesIO()
-    try:
-        with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as reader:
-            symlinks = symlink_targets(reader, "/")
-        with (
-            tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as reader,
-            tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as writer,
-        ):
-            for info in reader:
-                name = "/" + info.name.strip("/").removeprefix("./")
-                where = f"artifact {root}"
-                if not inside(posixpath.normpath(name)) or ".." in name.split("/"):
-                    if info.isdir() and prefix.startswith(name.strip("/")):
-                        continue  # a parent directory of the artifact path
-                    raise ArchiveError(f"member {info.name!r} is outside {root}", where=where)
-                if info.issym():
-                    # Resolved as the kernel will, through the artifact's other links.
-                    path = posixpath.normpath(name)
-                    why = escapes(path, info.linkname, symlinks, root)
-                    if why is not None:
-                        raise ArchiveError(
-                            f"link {info.name!r} -> {info.linkname!r} leaves {root}: {why}",
-                            where=where,
-                        )
-                if info.islnk() and not inside("/" + info.linkname.strip("/")):
-                    raise ArchiveError(
-                        f"hard link {info.name!r} -> {info.linkname!r} leaves {root}", where=where
-                    )
-                writer.addfile(info, reader.extractfile(info) if info.isreg() else None)
-    except tarfile.TarError as error:
-        raise ArchiveError(f"unreadable artifact archive ({error})", where=root) from error
     return out.getvalue()
