@@ -150,6 +150,9 @@ def stop_sandbox_sync(directory: Path) -> None:
             if time.monotonic() > deadline:
                 break
             time.sleep(0.01)
+        if isinstance(pid, int) and pid > 0:
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, os.WNOHANG)  # our child (monitor, slirp4netns): no zombie
 
 
 def _read_line(stream: IO[bytes], deadline: float) -> str:
