@@ -172,6 +172,7 @@ async def regrade(
                 output_dir=directory,
                 image=image,
                 verifier_image=verifier_image,
+                live=False,  # a fresh sandbox of kept files: no agent processes to leave running
             )
             name = f"regrade-{uuid.uuid4().hex[:6]}-seed-{seed}"
             passes.append(await verifier.regrade(archives, name))

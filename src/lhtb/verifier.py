@@ -52,7 +52,7 @@ from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.sandbox.host_files import extract_to_host, write_host_file
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.scoring import Scorecard, check_declared, read_scorecard
-from lhtb.task import IsolationMode, Task, resolve_env
+from lhtb.task import IsolationMode, Task, resolve_env, verifies_live
 from lhtb.verifier_kit import KIT_PATH
 
 __all__ = [
@@ -142,10 +142,13 @@ class Verifier:
     verifier_image: str | None = attrs.field(default=None, kw_only=True)
     """The separate verifier's own image, built from ``tests/Dockerfile`` (see
     :func:`prepare_verifier_image`); the tests then come from that image."""
-    live: bool = attrs.field(default=False, kw_only=True)
-    """Leave the agent's processes running during passes (``shared`` only, see
-    :func:`lhtb.task.verifies_live`); the tests and their logs are then made
-    private to the verifier's user instead."""
+    live: bool = attrs.field(
+        default=attrs.Factory(lambda self: verifies_live(self.task), takes_self=True),
+        kw_only=True,
+    )
+    """Leave the agent's processes running during passes (default: as the task's
+    episodes do, see :func:`lhtb.task.verifies_live`); the tests and their logs are
+    then made private to the verifier's user instead."""
     _kept: KeptInputs | None = attrs.field(default=None, init=False)
     _graded: int = attrs.field(default=0, init=False)
 
