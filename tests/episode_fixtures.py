@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from lhtb.episode import (
     Episode,
@@ -45,6 +46,7 @@ def make(
     feedback: FeedbackMode = FeedbackMode.BINARY,
     budget: float = 600.0,
     started: datetime = START,
+    task_path: Path | None = None,
 ) -> Episode:
     if outcome is None:
         outcome = Outcome.SOLVED if reward is not None and reward >= 0.95 else Outcome.UNSOLVED
@@ -75,7 +77,8 @@ def make(
             isolation=IsolationMode.SEPARATE,
             pass_threshold=0.95,
             model=model,
-            category=CATEGORY[task],
+            category=CATEGORY.get(task),
+            task_path=None if task_path is None else str(task_path),
         ),
         outcome=outcome,
         started_at=started,

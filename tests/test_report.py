@@ -14,8 +14,10 @@ from click.testing import CliRunner
 from conftest import IN_CI
 from episode_fixtures import fixture
 from lhtb.cli import main
+from lhtb.human_baseline import HumanBaseline, TaskBaseline
 from lhtb.report import render_report
 
+BASELINE = {"t1": 2.0, "t2": 8.0, "t3": 30.0}
 INJECTION = '<img src="x" onerror="document.title=1">'
 
 
@@ -84,8 +86,8 @@ def rendered_dom(html: Path, profile: Path) -> str:
 
 
 def test_report_is_self_contained(tmp_path: Path) -> None:
-    html = render_report(write_run(tmp_path / "run"))
-    assert re.findall(r"https?://[^\s\"'<>]+", html) == ["http://www.w3.org/2000/svg"]
+    html = render_report(write_run(tmp_path / "run"), baseline=BASELINE)
+    assert set(re.findall(r"https?://[^\s\"'<>]+", html)) == {"http://www.w3.org/2000/svg"}
     assert not re.search(r"<[^>]*\ssrc=", html)  # no element loads anything
     assert "<link" not in html
     assert INJECTION not in html  # escaped, never markup
@@ -94,7 +96,13 @@ def test_report_is_self_contained(tmp_path: Path) -> None:
 def test_report_in_chromium_shows_the_run(tmp_path: Path) -> None:
     run = write_run(tmp_path / "run")
     output = tmp_path / "report.html"
-    result = CliRunner().invoke(main, ["report", str(run), "-o", str(output)])
+    baseline = tmp_path / "baseline.json"
+    HumanBaseline(
+        tasks={t: TaskBaseline(minutes=m, times_min={"p": m}) for t, m in BASELINE.items()}
+    ).save(baseline)
+    result = CliRunner().invoke(
+        main, ["report", str(run), "-o", str(output), "--baseline", str(baseline)]
+    )
     assert result.exit_code == 0, result.output
     dom = rendered_dom(output, tmp_path / "profile")
 
@@ -117,6 +125,17 @@ def test_report_in_chromium_shows_the_run(tmp_path: Path) -> None:
     assert heatmap.count('class="cell"') == 8
     assert heatmap.count('class="cell empty"') == 4
     assert 'href="#ep-' in heatmap
+    # Time horizon: A's fit (t1 solved at 2 min, t2 failed at 8, t3 half at 30) as a
+    # curve with its dashed 50% mark; every row's timed tasks as points.
+    assert "3 measured by people, 0 expert estimates, 0 tasks without a time" in dom
+    chart = dom.split('<svg id="horizon"', 1)[1].split("</svg>", 1)[0]
+    assert chart.count('class="curve"') == 1
+    assert chart.count('class="horizon-mark"') == 1
+    assert chart.count('class="task-point"') == 3 + 3 + 1 + 1
+    assert "A / m1 · t3: 30 min (measured), solved 0.50" in chart
+    assert re.search(r"A / m1: \d+\.\d \(\d+\.\d-\d+\.\d\)", chart)
+    assert "B: not estimable" in chart
+    assert ">8m<" in chart  # a power-of-two tick on the log axis
     # Episodes: one section each, with passes, scorecards and the trajectory.
     assert dom.count('<section class="episode"') == 11
     assert "pass 1 (final): solved" not in dom  # pass outcomes are pass outcomes

@@ -33,6 +33,11 @@ def fmt_cost(value: float | None) -> str:
     return "unknown" if value is None else f"${value:.2f}"
 
 
+def fmt_horizon(row: LeaderboardRow) -> str:
+    """The row's 50% time horizon as table text."""
+    return _MISSING if row.horizon is None else row.horizon.describe()
+
+
 def _ks(rows: Sequence[LeaderboardRow]) -> list[int]:
     return sorted({k for row in rows for k in row.pass_at_k})
 
@@ -62,6 +67,10 @@ _CSV_COLUMNS = (
     "public_reward",
     "hidden_reward",
     "public_hidden_gap",
+    "horizon_status",
+    "horizon_min",
+    "horizon_low_min",
+    "horizon_high_min",
 )
 
 
@@ -74,6 +83,13 @@ def to_csv(rows: Sequence[LeaderboardRow]) -> str:
     for row in rows:
         data = row.to_dict()
         data["not_comparable"] = "; ".join(row.not_comparable)
+        horizon = row.horizon
+        data.update(
+            horizon_status=None if horizon is None else str(horizon.status),
+            horizon_min=None if horizon is None else horizon.minutes,
+            horizon_low_min=None if horizon is None else horizon.low,
+            horizon_high_min=None if horizon is None else horizon.high,
+        )
         cells = ["" if data[c] is None else data[c] for c in _CSV_COLUMNS]
         cells.extend(row.pass_at_k.get(k, "") for k in ks)
         writer.writerow(cells)
@@ -93,6 +109,7 @@ def _headers(ks: Sequence[int]) -> list[str]:
         "tokens/task",
         "min/task",
         "public-hidden gap",
+        "50% horizon min (95% CI)",
         "errors",
     ]
 
@@ -112,6 +129,7 @@ def _cells(rank: str, row: LeaderboardRow, ks: Sequence[int]) -> list[str]:
         f"{row.mean_tokens:,.0f}",
         f"{row.mean_time_sec / 60:.1f}",
         _MISSING if gap is None else f"{gap:+.3f}",
+        fmt_horizon(row),
         errors,
     ]
 

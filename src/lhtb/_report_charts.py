@@ -13,7 +13,7 @@ from lhtb.leaderboard import LeaderboardRow, not_comparable_reasons
 _W, _H = 640, 330
 _LEFT, _RIGHT, _TOP, _BOTTOM = 70, 120, 20, 44
 _UNKNOWN_BAND = 70
-_PALETTE = ("#2f5fb3", "#c2571a", "#2e7d4f", "#8e3fa8", "#b3372f", "#1f8a8a", "#6b6b1f")
+PALETTE = ("#2f5fb3", "#c2571a", "#2e7d4f", "#8e3fa8", "#b3372f", "#1f8a8a", "#6b6b1f")
 
 
 def row_key(agent: str, model: str | None, reasons: Sequence[str]) -> str:
@@ -82,7 +82,7 @@ def scatter(rows: Sequence[LeaderboardRow]) -> str:
         f'transform="rotate(-90 14 {_TOP + height / 2:.0f})">mean reward</text>'
     )
     for i, row in enumerate(rows):
-        color = _PALETTE[i % len(_PALETTE)]
+        color = PALETTE[i % len(PALETTE)]
         cost = row.mean_cost_usd
         x = _LEFT + _UNKNOWN_BAND / 2 if cost is None else x_of(cost)
         y = y_of(row.mean_reward)

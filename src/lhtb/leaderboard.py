@@ -9,7 +9,10 @@ One row per agent and model:
 * **pass@k** for k = 1..n when every task has n > 1 attempts (the unbiased
   estimator 1 - C(n-c, k) / C(n, k), averaged over tasks);
 * mean cost (unknown if any episode's cost is unknown), tokens and wall time
-  per episode; the public-vs-hidden subtask gap; a per-category breakdown.
+  per episode; the public-vs-hidden subtask gap; a per-category breakdown;
+* the **50% time horizon** (:mod:`lhtb.time_horizon`) over the tasks with a
+  time: measured by people (a :class:`~lhtb.human_baseline.HumanBaseline`) or
+  the task's ``expert_time_estimate_min``.
 
 Episodes run with diagnostic feedback or a changed budget are not comparable:
 they form separate rows in :attr:`Leaderboard.apart`, never mixed into the
@@ -34,6 +37,7 @@ from lhtb._display import Displayable, View, leaderboard_view
 from lhtb._slots import retry_index
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import EpisodeFormatError, LhtbError
+from lhtb.time_horizon import Horizon, fit_horizon, task_minutes, task_points
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -107,6 +111,7 @@ class LeaderboardRow:
     hidden_reward: float | None
     categories: tuple[CategoryScore, ...]
     not_comparable: tuple[str, ...] = ()
+    horizon: Horizon | None = None
 
     @property
     def comparable(self) -> bool:
@@ -135,6 +140,7 @@ class LeaderboardRow:
         data = attrs.asdict(self, recurse=True)
         data["pass_at_k"] = {str(k): v for k, v in self.pass_at_k.items()}
         data["not_comparable"] = list(self.not_comparable)
+        data["horizon"] = None if self.horizon is None else self.horizon.to_dict()
         data.update(
             comparable=self.comparable,
             solved=self.solved,
@@ -145,7 +151,11 @@ class LeaderboardRow:
 
 
 def _row(
-    agent: str, model: str | None, episodes: Sequence[Episode], reasons: tuple[str, ...]
+    agent: str,
+    model: str | None,
+    episodes: Sequence[Episode],
+    reasons: tuple[str, ...],
+    minutes: Mapping[str, float],
 ) -> LeaderboardRow:
     by_task: dict[str, list[Episode]] = defaultdict(list)
     for episode in episodes:
@@ -165,6 +175,7 @@ def _row(
     costs = [e.usage.cost_usd for e in episodes]
     cards = [e.scorecard for e in episodes if e.scorecard is not None]
     paired = [c for c in cards if c.public_reward is not None and c.hidden_reward is not None]
+    points, untimed = task_points({t: solved[t] / len(eps) for t, eps in by_task.items()}, minutes)
     categories: dict[str, list[str]] = defaultdict(list)
     for task, eps in by_task.items():
         categories[eps[0].config.category or UNCATEGORISED].append(task)
@@ -196,6 +207,7 @@ def _row(
             for name, tasks in sorted(categories.items())
         ),
         not_comparable=reasons,
+        horizon=fit_horizon(points, untimed=untimed),
     )
 
 
@@ -240,26 +252,47 @@ class Leaderboard(Displayable):
     apart: tuple[LeaderboardRow, ...]
     tasks: tuple[str, ...]
     episodes: tuple[Episode, ...] = attrs.field(repr=False, eq=False)
+    task_minutes: Mapping[str, float] = attrs.field(factory=dict, eq=False)
+    """Each timed task's minutes (measured or estimated) used by the time horizons."""
+    measured: frozenset[str] = frozenset()
+    """The tasks whose time is a measured human baseline."""
 
     @classmethod
-    def from_episodes(cls, episodes: Iterable[Episode]) -> Leaderboard:
-        """Aggregate final episode records (one per task, agent and attempt)."""
+    def from_episodes(
+        cls, episodes: Iterable[Episode], *, baseline: Mapping[str, float] | None = None
+    ) -> Leaderboard:
+        """Aggregate final episode records (one per task, agent and attempt).
+
+        ``baseline`` maps task names to measured human minutes
+        (:attr:`HumanBaseline.minutes <lhtb.human_baseline.HumanBaseline.minutes>`);
+        other tasks use their ``expert_time_estimate_min`` for the time horizon.
+        """
         records = tuple(episodes)
+        minutes, measured = task_minutes(records, baseline)
         groups: dict[tuple[str, str | None, tuple[str, ...]], list[Episode]] = defaultdict(list)
         for episode in records:
             reasons = not_comparable_reasons(episode)
             groups[(episode.config.agent, episode.config.model, reasons)].append(episode)
-        rows = [_row(agent, model, eps, reasons) for (agent, model, reasons), eps in groups.items()]
+        rows = [
+            _row(agent, model, eps, reasons, minutes)
+            for (agent, model, reasons), eps in groups.items()
+        ]
         return cls(
             rows=_rank(r for r in rows if r.comparable),
             apart=_rank(r for r in rows if not r.comparable),
             tasks=tuple(sorted({e.config.task_name for e in records})),
             episodes=records,
+            task_minutes=minutes,
+            measured=measured,
         )
 
     @classmethod
-    def from_dirs(cls, *run_dirs: str | Path) -> Leaderboard:
+    def from_dirs(
+        cls, *run_dirs: str | Path, baseline: Mapping[str, float] | None = None
+    ) -> Leaderboard:
         """Read every ``episode.json`` under the run directories (latest try per slot).
+
+        ``baseline``: measured task minutes, as for :meth:`from_episodes`.
 
         Raises:
             LhtbError: a directory does not exist or holds no episode record.
@@ -276,7 +309,7 @@ class Leaderboard(Displayable):
                     fix="give the output directory of `lhtb run` or run_benchmark",
                 )
             records.extend(found)
-        return cls.from_episodes(records)
+        return cls.from_episodes(records, baseline=baseline)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: thresholds, tasks, rows and the rows kept apart."""
@@ -284,6 +317,8 @@ class Leaderboard(Displayable):
             "solved_threshold": SOLVED_THRESHOLD,
             "strict_threshold": STRICT_THRESHOLD,
             "tasks": list(self.tasks),
+            "task_minutes": dict(self.task_minutes),
+            "measured_tasks": sorted(self.measured),
             "rows": [row.to_dict() for row in self.rows],
             "not_comparable": [row.to_dict() for row in self.apart],
         }

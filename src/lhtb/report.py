@@ -1,15 +1,16 @@
 """``lhtb report``: one self-contained HTML file for one or more benchmark runs.
 
 The page has the leaderboard, a reward-vs-cost scatter (inline SVG), a task x
-agent heatmap, and one section per episode: turns, verifier passes with their
-scorecards, and the agent's ``trajectory.json`` when the episode directory has
-one. CSS and JavaScript are inline; the page loads nothing from the network.
+agent heatmap, the time-horizon fits with the tasks as points, and one section
+per episode: turns, verifier passes with their scorecards, and the agent's
+``trajectory.json`` when the episode directory has one. CSS and JavaScript are
+inline; the page loads nothing from the network.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from html import escape
 from importlib import resources
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from lhtb import _leaderboard_render as fmt
+from lhtb._horizon_chart import horizon_chart, horizon_note
 from lhtb._report_charts import episode_key, heatmap, row_key, scatter
 from lhtb.episode import Episode, VerifierPass
 from lhtb.errors import LhtbError
@@ -42,6 +44,16 @@ def _num(value: float | None, digits: int = 3) -> str:
     return "-" if value is None else f"{value:.{digits}f}"
 
 
+def _horizon_value(row: LeaderboardRow) -> str:
+    """The sort key of the horizon column: minutes, bounds at their edge, else empty."""
+    horizon = row.horizon
+    if horizon is None:
+        return ""
+    if horizon.minutes is not None:
+        return str(horizon.minutes)
+    return "" if horizon.bound is None else str(horizon.bound[0])
+
+
 def _leaderboard_table(board: Leaderboard) -> str:
     rows = [*board.rows, *board.apart]
     ks = sorted({k for r in rows for k in r.pass_at_k})
@@ -58,6 +70,7 @@ def _leaderboard_table(board: Leaderboard) -> str:
         ("tokens/task", ""),
         ("min/task", ""),
         ("public-hidden gap", ""),
+        ("50% horizon min (95% CI)", ""),
         ("errors", ""),
         ("comparable", "l"),
     ]
@@ -78,6 +91,7 @@ def _leaderboard_table(board: Leaderboard) -> str:
             (f"{row.mean_tokens:,.0f}", str(row.mean_tokens), ""),
             (f"{row.mean_time_sec / 60:.1f}", str(row.mean_time_sec), ""),
             (_num(row.public_hidden_gap), str(row.public_hidden_gap or ""), ""),
+            (fmt.fmt_horizon(row), _horizon_value(row), ""),
             (str(row.errors), str(row.errors), ""),
             ("yes" if comparable else "no: " + "; ".join(row.not_comparable), "", "l"),
         ]
@@ -247,13 +261,17 @@ def _episode_section(
 
 
 def render_report(
-    *run_dirs: str | Path, title: str | None = None, trajectory_chars: int = TRAJECTORY_CHARS
+    *run_dirs: str | Path,
+    title: str | None = None,
+    trajectory_chars: int = TRAJECTORY_CHARS,
+    baseline: Mapping[str, float] | None = None,
 ) -> str:
     """The HTML report of the runs in ``run_dirs`` as one string.
 
     Each episode's trajectory is shown up to ``trajectory_chars`` characters of
     markup (0 leaves trajectories out but for their step count), which keeps the
-    report of a large sweep openable.
+    report of a large sweep openable. ``baseline`` maps tasks to measured human
+    minutes for the time horizons (other tasks use their expert estimate).
 
     Raises:
         LhtbError: a directory is missing or holds no episode records.
@@ -268,7 +286,7 @@ def render_report(
                 fix="give the output directory of `lhtb run` or run_benchmark",
             )
         pairs.extend(found)
-    board = Leaderboard.from_episodes(e for _, e in pairs)
+    board = Leaderboard.from_episodes((e for _, e in pairs), baseline=baseline)
     anchors = {id(episode): f"ep-{i}" for i, (_, episode) in enumerate(pairs, 1)}
     rows = [*board.rows, *board.apart]
     columns = [row_key(r.agent, r.model, r.not_comparable) for r in rows]
@@ -284,6 +302,9 @@ def render_report(
         "</div><div><h3>Task x agent (mean final reward)</h3>",
         heatmap([e for _, e in pairs], columns, anchors),
         "</div></div>",
+        "<h2>Time horizon</h2>",
+        horizon_note(board),
+        horizon_chart(board),
         "<h2>By category</h2>",
         _categories(rows),
         f"<h2>Episodes ({len(pairs)})</h2>",
@@ -310,10 +331,13 @@ def write_report(
     output: str | Path,
     title: str | None = None,
     trajectory_chars: int = TRAJECTORY_CHARS,
+    baseline: Mapping[str, float] | None = None,
 ) -> Path:
     """Write the HTML report of ``run_dirs`` to ``output`` and return its path."""
     path = Path(output)
     path.parent.mkdir(parents=True, exist_ok=True)
-    html = render_report(*run_dirs, title=title, trajectory_chars=trajectory_chars)
+    html = render_report(
+        *run_dirs, title=title, trajectory_chars=trajectory_chars, baseline=baseline
+    )
     path.write_text(html, encoding="utf-8")
     return path

@@ -14,6 +14,10 @@ import sys
 import click
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "baseline": (
+        "lhtb.cli.results:baseline",
+        "Measure per-task human time-to-solve from the `human:*` episodes in RUN_DIRS.",
+    ),
     "check": (
         "lhtb.cli.results:check",
         "Gate every task: the oracle must pass it, the nop agent and weak solutions must not.",

@@ -1,4 +1,4 @@
-"""``lhtb leaderboard``, ``lhtb report`` and ``lhtb check``."""
+"""``lhtb leaderboard``, ``lhtb report``, ``lhtb baseline`` and ``lhtb check``."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from lhtb.benchmark import RunInterruptedError
 from lhtb.check import NOP_BUDGET_SEC, TaskCheck, check_tasks
 from lhtb.cli.run import load_task_args
 from lhtb.errors import LhtbError
+from lhtb.human_baseline import HumanBaseline
 from lhtb.leaderboard import Leaderboard
 from lhtb.report import TRAJECTORY_CHARS, write_report
 from lhtb.sandbox.registry import resolve_backend
@@ -23,6 +24,16 @@ from lhtb.sandbox.registry import resolve_backend
 _RUN_DIRS = click.argument(
     "run_dirs", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path)
 )
+_BASELINE = click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Human baseline file (`lhtb baseline`): measured task times for the time horizon.",
+)
+
+
+def _measured_minutes(path: Path | None) -> dict[str, float] | None:
+    return None if path is None else HumanBaseline.load(path).minutes
 
 
 @click.command()
@@ -41,10 +52,13 @@ _RUN_DIRS = click.argument(
     default=None,
     help="Write to this file instead of standard output.",
 )
-def leaderboard(run_dirs: tuple[Path, ...], fmt: str, output: Path | None) -> None:
+@_BASELINE
+def leaderboard(
+    run_dirs: tuple[Path, ...], fmt: str, output: Path | None, baseline: Path | None
+) -> None:
     """The leaderboard of the runs in RUN_DIRS (errors count 0; solved at R >= 0.95)."""
     try:
-        board = Leaderboard.from_dirs(*run_dirs)
+        board = Leaderboard.from_dirs(*run_dirs, baseline=_measured_minutes(baseline))
     except LhtbError as exc:
         raise click.ClickException(str(exc)) from exc
     if fmt == "table":
@@ -82,17 +96,52 @@ def leaderboard(run_dirs: tuple[Path, ...], fmt: str, output: Path | None) -> No
     show_default=True,
     help="Characters of each episode's trajectory to include (0: none).",
 )
+@_BASELINE
 def report(
-    run_dirs: tuple[Path, ...], output: Path, title: str | None, trajectory_chars: int
+    run_dirs: tuple[Path, ...],
+    output: Path,
+    title: str | None,
+    trajectory_chars: int,
+    baseline: Path | None,
 ) -> None:
     """Write one self-contained HTML report of the runs in RUN_DIRS."""
     try:
         path = write_report(
-            *run_dirs, output=output, title=title, trajectory_chars=trajectory_chars
+            *run_dirs,
+            output=output,
+            title=title,
+            trajectory_chars=trajectory_chars,
+            baseline=_measured_minutes(baseline),
         )
     except LhtbError as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo(f"wrote {path} ({path.stat().st_size // 1024} KiB)")
+
+
+@click.command()
+@_RUN_DIRS
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("baseline.json"),
+    show_default=True,
+)
+def baseline(run_dirs: tuple[Path, ...], output: Path) -> None:
+    """Measure per-task human time-to-solve from the `human:*` episodes in RUN_DIRS."""
+    try:
+        measured = HumanBaseline.from_dirs(*run_dirs)
+    except LhtbError as exc:
+        raise click.ClickException(str(exc)) from exc
+    table = Table(title="human baseline (median over people of time-to-solve)")
+    for column in ("task", "minutes", "people", "unsolved episodes"):
+        table.add_column(column, justify="left" if column == "task" else "right")
+    for task, entry in measured.tasks.items():
+        table.add_row(task, f"{entry.minutes:.1f}", str(entry.people), str(entry.unsolved_episodes))
+    Console(width=None if sys.stdout.isatty() else 200).print(table)
+    if measured.unsolved_only:
+        click.echo(f"played but unsolved (no time): {', '.join(measured.unsolved_only)}")
+    click.echo(f"wrote {measured.save(output)} ({len(measured.tasks)} tasks)")
 
 
 def check_table(checks: list[TaskCheck]) -> Table:

@@ -1,0 +1,129 @@
+"""The report's time-horizon chart: fitted P(solved) against task time, tasks as points."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from html import escape
+
+from lhtb._report_charts import PALETTE, row_key
+from lhtb.leaderboard import Leaderboard, LeaderboardRow
+
+_W, _H = 720, 340
+_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 230, 20, 44
+_CURVE_STEPS = 80
+
+
+def _label(minutes: float) -> str:
+    return f"{minutes / 60:g}h" if minutes >= 120 else f"{minutes:g}m"
+
+
+def _legend(row: LeaderboardRow) -> str:
+    name = row_key(row.agent, row.model, row.not_comparable)
+    horizon = row.horizon
+    text = "-" if horizon is None else horizon.describe()
+    return f"{name}: {text}"
+
+
+def horizon_chart(board: Leaderboard) -> str:
+    """An SVG of each row's logistic fit over log2(minutes), tasks as points.
+
+    A point is one task of one row at its time and solved share; its tooltip
+    names the task and whether its time was measured or estimated. A dashed
+    line marks each estimated horizon. Rows without an estimated horizon show
+    points only (the legend says what is known instead).
+    """
+    rows: Sequence[LeaderboardRow] = [*board.rows, *board.apart]
+    times = list(board.task_minutes.values())
+    if not times:
+        return (
+            '<p class="note" id="horizon-none">No task has a time (a measured human baseline '
+            "or <code>expert_time_estimate_min</code>): no time horizon.</p>"
+        )
+    lo = math.floor(math.log2(min(times))) - 1
+    hi = math.ceil(math.log2(max(times))) + 1
+    width = _W - _LEFT - _RIGHT
+    height = _H - _TOP - _BOTTOM
+
+    def x_of(minutes: float) -> float:
+        return _LEFT + width * (math.log2(minutes) - lo) / (hi - lo)
+
+    def y_of(p: float) -> float:
+        return _TOP + height * (1.0 - p)
+
+    parts = [
+        f'<svg id="horizon" xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" '
+        f'viewBox="0 0 {_W} {_H}" role="img" '
+        'aria-label="fitted chance of solving against task time">'
+    ]
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        y = y_of(tick)
+        parts.append(
+            f'<line class="grid" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
+            f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick:.2f}</text>'
+        )
+    step = max(1, (hi - lo) // 8)
+    for power in range(lo, hi + 1, step):
+        x = x_of(2.0**power)
+        parts.append(
+            f'<line class="axis" x1="{x:.1f}" x2="{x:.1f}" y1="{_H - _BOTTOM}" '
+            f'y2="{_H - _BOTTOM + 4}"/><text x="{x:.1f}" y="{_H - _BOTTOM + 16}" '
+            f'text-anchor="middle">{_label(2.0**power)}</text>'
+        )
+    parts.append(
+        f'<line class="axis" x1="{_LEFT}" x2="{_LEFT}" y1="{_TOP}" y2="{_H - _BOTTOM}"/>'
+        f'<line class="axis" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{_H - _BOTTOM}" '
+        f'y2="{_H - _BOTTOM}"/>'
+        f'<text x="{_LEFT + width / 2:.0f}" y="{_H - 6}" text-anchor="middle">'
+        "task time (log scale; measured human time, else expert estimate)</text>"
+        f'<text x="14" y="{_TOP + height / 2:.0f}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {_TOP + height / 2:.0f})">P(solved)</text>'
+    )
+    for i, row in enumerate(rows):
+        color = PALETTE[i % len(PALETTE)]
+        horizon = row.horizon
+        name = escape(row_key(row.agent, row.model, row.not_comparable))
+        if horizon is not None and horizon.estimated and horizon.fit is not None:
+            fit = horizon.fit
+            coords = " ".join(
+                f"{x_of(2.0**power):.1f},{y_of(fit.probability(2.0**power)):.1f}"
+                for power in (lo + (hi - lo) * k / _CURVE_STEPS for k in range(_CURVE_STEPS + 1))
+            )
+            parts.append(
+                f'<polyline class="curve" fill="none" stroke="{color}" stroke-width="2" '
+                f'points="{coords}"><title>{name}</title></polyline>'
+            )
+        if horizon is not None and horizon.estimated and horizon.minutes is not None:
+            x = x_of(min(max(horizon.minutes, 2.0**lo), 2.0**hi))
+            parts.append(
+                f'<line class="horizon-mark" x1="{x:.1f}" x2="{x:.1f}" y1="{_TOP}" '
+                f'y2="{_H - _BOTTOM}" stroke="{color}" stroke-dasharray="4 3"/>'
+            )
+        for point in horizon.points if horizon is not None else ():
+            source = "measured" if point.task in board.measured else "estimated"
+            fill = "none" if row.not_comparable else color
+            parts.append(
+                f'<circle class="task-point" cx="{x_of(point.minutes):.1f}" '
+                f'cy="{y_of(point.solved):.1f}" r="4" fill="{fill}" fill-opacity="0.6" '
+                f'stroke="{color}"><title>{name} · {escape(point.task)}: '
+                f"{point.minutes:g} min ({source}), solved {point.solved:.2f}</title></circle>"
+            )
+        parts.append(
+            f'<text class="legend" x="{_W - _RIGHT + 12}" y="{_TOP + 16 * i + 8}" '
+            f'fill="{color}">{escape(_legend(row))}</text>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def horizon_note(board: Leaderboard) -> str:
+    """Where the task times came from and how many tasks had none."""
+    timed = len(board.task_minutes)
+    measured = len(board.measured)
+    untimed = len(board.tasks) - timed
+    return (
+        '<p class="note" id="horizon-sources">50% time horizon: logistic fit of each task\'s '
+        "solved share on log2(task minutes), with a bootstrap 95% interval over tasks. "
+        f"Task times: {measured} measured by people, {timed - measured} expert estimates, "
+        f"{untimed} tasks without a time left out.</p>"
+    )
