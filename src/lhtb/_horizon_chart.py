@@ -9,8 +9,8 @@ from html import escape
 from lhtb._report_charts import PALETTE, row_key
 from lhtb.leaderboard import Leaderboard, LeaderboardRow
 
-_W, _H = 720, 340
-_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 230, 20, 44
+_W, _H = 780, 340
+_LEFT, _RIGHT, _TOP, _BOTTOM = 56, 290, 20, 44
 _CURVE_STEPS = 80
 
 
@@ -19,7 +19,7 @@ def _label(minutes: float) -> str:
 
 
 def _legend(row: LeaderboardRow) -> str:
-    name = row_key(row.agent, row.model, row.not_comparable)
+    name = row_key(row.agent, row.model, ()) + (" (not comparable)" if row.not_comparable else "")
     horizon = row.horizon
     text = "-" if horizon is None else horizon.describe()
     return f"{name}: {text}"
@@ -108,9 +108,11 @@ def horizon_chart(board: Leaderboard) -> str:
                 f'stroke="{color}"><title>{name} · {escape(point.task)}: '
                 f"{point.minutes:g} min ({source}), solved {point.solved:.2f}</title></circle>"
             )
+        y = _TOP + 18 * i + 8
         parts.append(
-            f'<text class="legend" x="{_W - _RIGHT + 12}" y="{_TOP + 16 * i + 8}" '
-            f'fill="{color}">{escape(_legend(row))}</text>'
+            f'<rect x="{_W - _RIGHT + 12}" y="{y - 8}" width="10" height="10" fill="{color}"/>'
+            f'<text class="legend" x="{_W - _RIGHT + 28}" y="{y + 1}">'
+            f"{escape(_legend(row))}</text>"
         )
     parts.append("</svg>")
     return "".join(parts)
