@@ -138,6 +138,12 @@ def test_cli_baseline_then_leaderboard_and_report_use_it(tmp_path: Path) -> None
     table = runner.invoke(main, ["leaderboard", str(models), "--baseline", str(out)])
     assert "50% horizon" in table.output
     assert "not estimable" in table.output
+    assert "2 measured by people, 0 expert estimates, 1 tasks without a time" in table.output
+    markdown = runner.invoke(
+        main, ["leaderboard", str(models), "--baseline", str(out), "--format", "markdown"]
+    )
+    assert "| 50% horizon min (95% CI) |" in markdown.output
+    assert "2 measured by people" in markdown.output
 
     report = tmp_path / "report.html"
     result = runner.invoke(main, ["report", str(models), "--baseline", str(out), "-o", str(report)])

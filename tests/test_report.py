@@ -127,7 +127,7 @@ def test_report_in_chromium_shows_the_run(tmp_path: Path) -> None:
     assert 'href="#ep-' in heatmap
     # Time horizon: A's fit (t1 solved at 2 min, t2 failed at 8, t3 half at 30) as a
     # curve with its dashed 50% mark; every row's timed tasks as points.
-    assert "3 measured by people, 0 expert estimates, 0 tasks without a time" in dom
+    assert "3 measured by people, 0 expert estimates, 0 tasks without a time left out" in dom
     chart = dom.split('<svg id="horizon"', 1)[1].split("</svg>", 1)[0]
     assert chart.count('class="curve"') == 1
     assert chart.count('class="horizon-mark"') == 1

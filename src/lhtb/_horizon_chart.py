@@ -120,12 +120,8 @@ def horizon_chart(board: Leaderboard) -> str:
 
 def horizon_note(board: Leaderboard) -> str:
     """Where the task times came from and how many tasks had none."""
-    timed = len(board.task_minutes)
-    measured = len(board.measured)
-    untimed = len(board.tasks) - timed
     return (
-        '<p class="note" id="horizon-sources">50% time horizon: logistic fit of each task\'s '
-        "solved share on log2(task minutes), with a bootstrap 95% interval over tasks. "
-        f"Task times: {measured} measured by people, {timed - measured} expert estimates, "
-        f"{untimed} tasks without a time left out.</p>"
+        '<p class="note" id="horizon-sources">Logistic fit of each task\'s solved share on '
+        "log2(task minutes), with a bootstrap 95% interval over tasks. "
+        f"{escape(board.time_note())}.</p>"
     )

@@ -311,6 +311,15 @@ class Leaderboard(Displayable):
             records.extend(found)
         return cls.from_episodes(records, baseline=baseline)
 
+    def time_note(self) -> str:
+        """Where the time horizons' task times came from, and how many tasks had none."""
+        timed, measured = len(self.task_minutes), len(self.measured)
+        return (
+            f"50% time horizon task times: {measured} measured by people, "
+            f"{timed - measured} expert estimates, {len(self.tasks) - timed} tasks without "
+            "a time left out"
+        )
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: thresholds, tasks, rows and the rows kept apart."""
         return {
@@ -333,7 +342,9 @@ class Leaderboard(Displayable):
 
     def to_markdown(self) -> str:
         """Markdown tables: the ranking, the rows kept apart, the categories."""
-        return render.to_markdown(self.rows, self.apart, len(self.tasks))
+        return render.to_markdown(self.rows, self.apart, len(self.tasks)) + (
+            f"\n{self.time_note()}.\n"
+        )
 
     def rich_table(self) -> Table:
         """A rich table for the terminal."""

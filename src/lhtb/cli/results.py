@@ -69,6 +69,7 @@ def leaderboard(
         console.print(board.rich_table())
         if board.apart:
             console.print("dimmed rows are not comparable (diagnostic feedback or changed budget)")
+        console.print(board.time_note())
         if output is not None:
             output.write_text(console.export_text(), encoding="utf-8")
         return
