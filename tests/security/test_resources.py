@@ -110,7 +110,8 @@ async def test_fork_bomb(
         # shared: the verifier's own processes need a pid slot the bomb holds, so the
         # tests may not start at all (no reward: never a forged or leaked one)
         # (or, on local, the bomb starves the sandbox's init: the agent lost its sandbox)
-        expect={"shared": ("blocked", "other", "lost")},
+        # (or the verifier's own setup cannot fork: the agent spoiled its pass)
+        expect={"shared": ("blocked", "other", "lost", "spoiled")},
         infra_ok=("shared",),
     )
 
