@@ -30,16 +30,17 @@ ZERO_SPEEDUP = 1.5   # nothing at <= 1.5x
 PERF_RECORDS = 12000
 PERF_USERS = 1800
 INJECTIONS = 20      # seeded payloads per family (calls, shapes)
+MARKER = "lhtb-pwned"  # created in the run's working directory by a payload that runs
 
 
-def run_logq(program, log, where, group_by, top, timeout=60, scratch=None):
+def run_logq(program, log, where, group_by, top, timeout=60, scratch=None, cwd=APP):
     """(returncode, parsed output or None, seconds, scratch dir) of one untrusted run."""
     scratch = Path(scratch or scratch_dir())
     out = scratch / "out.json"
     args = [sys.executable, str(program), str(log), "--group-by", group_by, "--top", str(top), "-o", str(out)]
     if where is not None:
         args += ["--where", where]
-    proc = run_untrusted(args, timeout=timeout, cwd=str(APP), scratch=str(scratch))
+    proc = run_untrusted(args, timeout=timeout, cwd=str(cwd), scratch=str(scratch))
     if proc.timed_out:
         return None, None, timeout, scratch
     result = None
@@ -70,14 +71,16 @@ def semantics(records, log, queries):
 
 def injections(seed, log, count=INJECTIONS):
     """(calls, shapes): the fraction of each family's seeded payloads rejected with exit 2
-    and no marker. Each payload runs with its own scratch directory, where its marker goes."""
-    scratches = [Path(scratch_dir()) for _ in range(2 * count)]
-    markers = [str(s / "mark") for s in scratches]
-    calls, shapes = gen.injection_payloads(seed, markers[:count], markers[count:])
+    and no marker. Each payload runs in its own scratch directory as working directory and
+    names its marker relative to it, so the payload text is the same on every pass (a random
+    directory name in it could happen to contain a word a blacklist looks for)."""
+    calls, shapes = gen.injection_payloads(seed, [MARKER] * count, [MARKER] * count)
     good = []
-    for payload, scratch, marker in zip(calls + shapes, scratches, markers):
-        code, _, _, _ = run_logq(APP / "logq.py", log, payload, "service", 10, timeout=20, scratch=scratch)
-        good.append(code == 2 and not os.path.lexists(marker))
+    for payload in calls + shapes:
+        scratch = Path(scratch_dir())
+        code, _, _, _ = run_logq(APP / "logq.py", log, payload, "service", 10, timeout=20,
+                                 scratch=scratch, cwd=scratch)
+        good.append(code == 2 and not os.path.lexists(scratch / MARKER))
     return sum(good[:count]) / count, sum(good[count:]) / count
 
 
