@@ -84,12 +84,22 @@ def test_bootstrap_interval_is_reproducible_and_brackets_the_estimate() -> None:
         (points((2, 2, 0), (16, 1, 0)), HorizonStatus.ABOVE, (16, math.inf), "> 16"),
         (points((2, 0, 2), (16, 0, 1)), HorizonStatus.BELOW, (0, 2), "< 2"),
         (points((2, 2, 0), (4, 1, 0), (16, 0, 2)), HorizonStatus.SEPARATED, (4, 16), "4-16"),
+        (points((2, 1, 0), (4, 1, 1), (16, 0, 1)), HorizonStatus.SEPARATED, (4, 4), "4 (sep"),
         (points((4, 1, 0)), HorizonStatus.NOT_ESTIMABLE, None, "not estimable"),
         (points((4, 2, 3)), HorizonStatus.NOT_ESTIMABLE, None, "not estimable"),
         (points((2, 0, 2), (16, 2, 0)), HorizonStatus.NOT_ESTIMABLE, None, "not estimable"),
         ([], HorizonStatus.NOT_ESTIMABLE, None, "not estimable"),
     ],
-    ids=["all-solved", "none-solved", "separable", "one-task", "one-time", "rising", "empty"],
+    ids=[
+        "all-solved",
+        "none-solved",
+        "separable",
+        "quasi-separable",
+        "one-task",
+        "one-time",
+        "rising",
+        "empty",
+    ],
 )
 def test_degenerate_cases_say_what_is_known_instead_of_a_number(
     data: list[TaskPoint], status: HorizonStatus, bound: tuple[float, float] | None, text: str

@@ -120,7 +120,11 @@ class Horizon:
         return self.status is HorizonStatus.ESTIMATED
 
     def describe(self) -> str:
-        """A short text for tables: ``42.0 (12.3-99.0)``, ``> 90``, ``not estimable``."""
+        """A short text for tables: ``42.0 (12.3-99.0)``, ``> 90``, ``4-16 (separated)``.
+
+        Quasi-separated tasks (solved and unsolved meet at one time, where the
+        fit's limit puts the horizon) show that one time: ``4 (separated)``.
+        """
         if self.status is HorizonStatus.ESTIMATED and self.minutes is not None:
             high = "inf" if self.high is None else f"{self.high:.1f}"
             low = "?" if self.low is None else f"{self.low:.1f}"
@@ -129,6 +133,8 @@ class Horizon:
             return f"> {self.bound[0]:g}"
         if self.bound is not None and self.status is HorizonStatus.BELOW:
             return f"< {self.bound[1]:g}"
+        if self.bound is not None and self.bound[0] == self.bound[1]:
+            return f"{self.bound[0]:g} (separated)"
         if self.bound is not None:
             return f"{self.bound[0]:g}-{self.bound[1]:g} (separated)"
         return "not estimable"
