@@ -433,7 +433,8 @@ async def test_each_isolation_mode_grades_what_it_should(tmp_path: Path, isolati
             await turn.sandbox.write_file("/tmp/notes.txt", "scratch")
 
     backend = FakeBackend([grade], files={"/etc/os-release": "fake"})
-    task = fake_task(tmp_path, isolation=isolation, artifacts=["/app"] * (isolation == "separate"))
+    artifacts = ["/app"] * (isolation == "separate")
+    task = fake_task(tmp_path, isolation=isolation, artifacts=artifacts, max_passes=2)
     episode, _ = await run(task, Writes(), backend, tmp_path)
     assert (str(episode.outcome), episode.reward) == ("solved", 1.0)
     roles = [sandbox.spec.role for sandbox in backend.sandboxes]
@@ -473,6 +474,10 @@ async def test_the_fake_sandbox_keeps_files_and_refuses_when_gone(tmp_path: Path
     assert "/restored/app/seed.txt" not in copy.files
     with pytest.raises(FileNotFoundError):
         await sandbox.export(["/nowhere"])
+    is_dir = ["sh", "-c", '[ -d "$1" ]', "sh"]
+    assert (await sandbox.exec([*is_dir, "/app/out"])).ok
+    assert not (await sandbox.exec([*is_dir, "/app/out/a.txt"])).ok
+    assert (await sandbox.exec("test -f /app/out/a.txt")).ok
     with pytest.raises(LhtbError, match="unknown operation"):
         backend.fail("reboot", SandboxError("x"))
     sandbox.lose()

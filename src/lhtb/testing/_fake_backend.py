@@ -82,7 +82,8 @@ class FakeBackend(SandboxBackend):
     ``passes`` scripts the task's tests, one entry per verifier pass in order
     (the last one repeats). ``files`` is the initial filesystem of every
     sandbox started from :meth:`prepare`'s image. A command that runs
-    ``/tests/test.sh`` plays the next scripted pass; the ``rm -rf`` and
+    ``/tests/test.sh`` plays the next scripted pass; ``test -e|-f|-d PATH``
+    probes are answered from the files; the ``rm -rf`` and
     ``mkdir`` steps of any other command line are applied to the files (so
     the verifier's own housekeeping works), and the command then goes to
     ``on_exec``, exiting 0 without output when that is not given or returns ``None``.
@@ -257,12 +258,36 @@ class FakeSandbox(ManagedSandbox):
             self.backend.record(self._id, "tests", str(self.backend.passes_run + 1))
             self.backend.tests_env.append(dict(env or {}))
             return await self.backend.run_tests(self, timeout)
+        probe = self._test_probe(command)
+        if probe is not None:
+            return ExecResult(exit_code=0 if probe else 1)
         self._run_file_commands(text)
         handler = self.backend.on_exec
         result = handler(self, command) if handler is not None else None
         if inspect.isawaitable(result):
             result = await result
         return result if isinstance(result, ExecResult) else ExecResult(exit_code=0)
+
+    def _test_probe(self, command: Command) -> bool | None:
+        """Answer ``[ -e|-f|-d PATH ]`` / ``test -e|-f|-d PATH`` (also as ``sh -c SCRIPT sh PATH``)
+        from the files; ``None`` for any other command."""
+        words = shlex.split(command) if isinstance(command, str) else list(command)
+        if words[:2] == ["sh", "-c"] and len(words) > 2:
+            script, arguments = words[2], words[4:]
+            for number, value in enumerate(arguments, start=1):
+                script = script.replace(f'"${number}"', shlex.quote(value))
+            words = shlex.split(script)
+        if words[:1] == ["["] and words[-1:] == ["]"]:
+            words = ["test", *words[1:-1]]
+        if len(words) != 3 or words[0] != "test" or words[1] not in {"-e", "-f", "-d"}:
+            return None
+        path = _norm(words[2])
+        is_file, is_dir = path in self.files, self._is_dir(path)
+        return {"-e": is_file or is_dir, "-f": is_file, "-d": is_dir}[words[1]]
+
+    def _is_dir(self, path: str) -> bool:
+        """A directory made explicitly, or one holding files."""
+        return path in self.dirs or any(_under(p, path) and p != path for p in self.files)
 
     def _run_file_commands(self, text: str) -> None:
         """Apply the ``rm -rf`` and ``mkdir`` steps of a shell command line."""
@@ -314,7 +339,10 @@ class FakeSandbox(ManagedSandbox):
                 found = sorted(p for p in self.files if _under(p, root))
                 if not found and root not in self.dirs:
                     raise FileNotFoundError(2, "No such file in fake sandbox", root)
-                for path in sorted(d for d in self.dirs if _under(d, root)):
+                dirs = {d for d in self.dirs if _under(d, root)}
+                if self._is_dir(root) and root != "/":
+                    dirs.add(root)
+                for path in sorted(dirs):
                     info = tarfile.TarInfo(path.lstrip("/"))
                     info.type, info.mode = tarfile.DIRTYPE, 0o755
                     tar.addfile(info)
