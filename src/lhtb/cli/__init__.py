@@ -27,6 +27,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "Remove the sandboxes and snapshots lhtb left behind: one run's (--run-id, "
         "--run-dir) or all (--all).",
     ),
+    "exec": (
+        "lhtb.cli.session:exec_",
+        "Run COMMAND in the sandbox of the session at SESSION (its socket path).",
+    ),
     "grade": (
         "lhtb.cli.grade:grade",
         "Grade the artifacts in --from with TASK's hidden tests and print the scorecard.",
@@ -36,6 +40,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "lhtb.cli.results:leaderboard",
         "The leaderboard of the runs in RUN_DIRS (errors count 0; solved at R >= 0.95).",
     ),
+    "mcp": (
+        "lhtb.cli.mcp:mcp",
+        "Run one episode of TASK for an MCP client: the session's tools over stdio.",
+    ),
+    "play": (
+        "lhtb.cli.play:play",
+        "Work TASK yourself: a shell into its sandbox, timed and verified like an agent.",
+    ),
     "report": (
         "lhtb.cli.results:report",
         "Write one self-contained HTML report of the runs in RUN_DIRS.",
@@ -43,6 +55,14 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": (
         "lhtb.cli.run:run",
         "Run agents on the tasks in TASKS (attempts x tasks x agents) and print a leaderboard.",
+    ),
+    "serve": (
+        "lhtb.cli.session:serve",
+        "Run one episode of TASK for an agent outside lhtb, served on a Unix socket.",
+    ),
+    "submit": (
+        "lhtb.cli.session:submit",
+        "Stop and have the session's work verified; print the feedback.",
     ),
     "validate": (
         "lhtb.cli.validate:validate",
