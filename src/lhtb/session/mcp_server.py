@@ -16,6 +16,7 @@ from lhtb.errors import LhtbError
 from lhtb.runner import run_episode
 from lhtb.session.core import Session, SessionAgents
 from lhtb.session.protocol import ProtocolError
+from lhtb.session.server import LEAVE_GRACE_SEC
 from lhtb.task import Task
 
 __all__ = ["serve_mcp"]
@@ -88,6 +89,8 @@ async def serve_mcp(task: Task, *, agent_name: str, **episode_args: Any) -> Epis
     server = build_server(session)
     episodes: list[Episode] = []
 
+    client_left = anyio.Event()
+
     async def episode(scope: anyio.CancelScope) -> None:
         episodes.append(
             await run_episode(
@@ -95,11 +98,14 @@ async def serve_mcp(task: Task, *, agent_name: str, **episode_args: Any) -> Epis
             )
         )
         session.finish(episodes[0])
+        with anyio.move_on_after(LEAVE_GRACE_SEC):
+            await client_left.wait()  # the final submit's answer goes out; the client leaves
         scope.cancel()  # the episode is over: so is the MCP session
 
     async with anyio.create_task_group() as group:
         group.start_soon(episode, group.cancel_scope)
         await server.run_stdio_async()
+        client_left.set()
         session.stop()  # the client left: that is a stop
         # the episode goes on to its end (a rejected stop waits out the budget)
     return episodes[0]

@@ -31,13 +31,13 @@ from lhtb.session.protocol import (
 )
 from lhtb.task import Task
 
-__all__ = ["SHUTDOWN_GRACE_SEC", "default_socket_path", "serve_session"]
+__all__ = ["LEAVE_GRACE_SEC", "SHUTDOWN_GRACE_SEC", "default_socket_path", "serve_session"]
 
 _log = get_logger(__name__)
 
 SHUTDOWN_GRACE_SEC = 10.0
 """How long a finished session waits for answers in flight before closing its socket."""
-LEAVE_GRACE_SEC = 1.0
+LEAVE_GRACE_SEC = 5.0
 """How long it then waits for its client to leave before closing the connection (closing
 while the client also closes is a race in anyio's Unix socket streams)."""
 
