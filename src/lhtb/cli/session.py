@@ -83,7 +83,7 @@ def episode_args(
         "seed": seed,
         "feedback": feedback,
         "output_dir": out,
-        "progress": "quiet",
+        "progress": "none",
     }
     return task, args
 

@@ -1,0 +1,61 @@
+"""``lhtb play``: work a task yourself, timed and verified like an agent."""
+
+from __future__ import annotations
+
+import functools
+import getpass
+from pathlib import Path
+
+import anyio
+import click
+
+from lhtb.cli.session import episode_args, episode_options, finished_line
+from lhtb.errors import LhtbError
+from lhtb.session.core import Session
+
+
+@click.command()
+@episode_options
+@click.option(
+    "--name",
+    default=None,
+    help="Your name; the episode is recorded as agent human:NAME (default: $USER).",
+)
+def play(
+    task_path: Path,
+    budget: float | None,
+    backend: str,
+    seed: int | None,
+    feedback: str,
+    out_dir: Path | None,
+    name: str | None,
+) -> None:
+    """Work TASK yourself: a shell into its sandbox, timed and verified like an agent.
+
+    Lines you type run in the sandbox; `submit` has your work verified (so does
+    `lhtb submit SESSION` from another terminal); the prompt shows the time left.
+    """
+    from lhtb.session.play import play_session  # noqa: PLC0415 - the episode machinery
+
+    person = name or _user()
+
+    def ready(path: Path, session: Session) -> None:
+        click.echo(f"session: {path}  (from another terminal: lhtb submit {path})")
+
+    try:
+        task, args = episode_args(task_path, budget, backend, seed, feedback, out_dir)
+        click.echo(f"task {task.name}, as human:{person}; starting the sandbox...")
+        run = functools.partial(
+            play_session, task, person=person, show=click.echo, on_ready=ready, **args
+        )
+        episode = anyio.run(run)
+    except LhtbError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo(finished_line(episode, args["output_dir"]))
+
+
+def _user() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "anonymous"
