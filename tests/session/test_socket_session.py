@@ -76,7 +76,7 @@ async def test_wrong_then_right_after_a_binary_rejection(
 
 
 async def test_an_idle_client_is_cut_off_at_the_budget(
-    local_backend: SandboxBackend, tmp_path: Path
+    sandbox_backend: SandboxBackend, tmp_path: Path
 ) -> None:
     def client(path: Path) -> str:
         with SessionClient(path) as session:
@@ -86,7 +86,7 @@ async def test_an_idle_client_is_cut_off_at_the_budget(
             return ended.value.what
 
     episode, ended = await drive(
-        write_task(tmp_path / "task"), local_backend, tmp_path / "ep", client, budget=3
+        write_task(tmp_path / "task"), sandbox_backend, tmp_path / "ep", client, budget=3
     )
     assert "closed the connection" in ended
     assert str(episode.outcome) == "unsolved"
@@ -112,7 +112,7 @@ async def test_a_disconnect_mid_turn_is_a_stop(
 
 
 async def test_a_second_client_is_refused_and_bad_requests_get_typed_errors(
-    local_backend: SandboxBackend, tmp_path: Path
+    sandbox_backend: SandboxBackend, tmp_path: Path
 ) -> None:
     def client(path: Path) -> list[str]:
         codes = []
@@ -141,7 +141,7 @@ async def test_a_second_client_is_refused_and_bad_requests_get_typed_errors(
         return codes
 
     episode, codes = await drive(
-        write_task(tmp_path / "task"), local_backend, tmp_path / "ep", client
+        write_task(tmp_path / "task"), sandbox_backend, tmp_path / "ep", client
     )
     assert codes == ["busy", *["bad_request"] * 5, "file_error", "bad_request", "bad_request"]
     assert str(episode.outcome) == "solved"
