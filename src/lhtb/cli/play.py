@@ -51,7 +51,7 @@ def play(
         episode = anyio.run(run)
     except LhtbError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(finished_line(episode, args["output_dir"]))
+    click.echo(f"\n{finished_line(episode, args['output_dir'])}")  # the prompt may be open
 
 
 def _user() -> str:
