@@ -89,6 +89,8 @@ async def serve_session(
                 await server.close_all()
             group.cancel_scope.cancel()
             path.unlink(missing_ok=True)
+            if socket_path is None:
+                path.parent.rmdir()  # the private directory made for it
     return episode
 
 
