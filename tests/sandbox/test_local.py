@@ -59,8 +59,16 @@ def run_id() -> Iterator[str]:
     yield value
     backend = LocalBackend()
     leftovers = list(backend.sandboxes_dir.glob("lb-*"))
-    records = [p for p in leftovers if value in (p / "sandbox.json").read_text(errors="ignore")]
+    records = [p for p in leftovers if value in _record(p)]
     assert records == [], "a test left local sandboxes behind"
+
+
+def _record(directory: Path) -> str:
+    """A sandbox directory's record; empty while another run creates or removes it."""
+    try:
+        return (directory / "sandbox.json").read_text(errors="ignore")
+    except FileNotFoundError:
+        return ""
 
 
 def make_task(root: Path, dockerfile: str = DOCKERFILE, **environment: object) -> Task:
