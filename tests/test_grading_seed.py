@@ -319,6 +319,7 @@ async def test_check_gates_weak_solutions_on_reward_and_reproducibility(tmp_path
         [lhtb.load_task(steady), lhtb.load_task(flaky)],
         output_dir=tmp_path / "check",
         stagger_sec=0.05,
+        spread_seeds=2,
     )
     by_name = {c.task: c for c in checks}
     [weak] = by_name["t/steady"].weak
@@ -326,7 +327,7 @@ async def test_check_gates_weak_solutions_on_reward_and_reproducibility(tmp_path
     assert weak.reward == 0.0
     assert weak.reproducible
     assert weak.spread is not None
-    assert weak.spread.n == 5
+    assert weak.spread.n == 2  # the episode's seed and one more
     assert weak.problems == ()  # (the fixture's oracle itself is lucky only on even seeds)
     [shaky] = by_name["t/flaky"].weak
     assert not shaky.reproducible

@@ -130,14 +130,17 @@ class WeakCheck:
 
 
 async def _regrade(
-    check: WeakCheck, directory: Path, backend: SandboxBackend | str | None
+    check: WeakCheck,
+    directory: Path,
+    backend: SandboxBackend | str | None,
+    spread_seeds: int,
 ) -> WeakCheck:
     assert check.episode is not None
     seed = check.episode.config.seed
     if seed is None or check.episode.final_inputs is None:
         return attrs.evolve(check, error="the episode kept no seed or final inputs")
     try:
-        result = await regrade(directory, seeds=other_seeds(seed, SPREAD_SEEDS), backend=backend)
+        result = await regrade(directory, seeds=other_seeds(seed, spread_seeds), backend=backend)
     except LhtbError as exc:
         return attrs.evolve(check, error=f"re-grading failed: {exc}")
     return attrs.evolve(check, regraded=result)
@@ -161,8 +164,10 @@ async def check_weak_solutions(
     concurrency: int | None,
     progress: ProgressArg,
     stagger_sec: float,
+    spread_seeds: int = SPREAD_SEEDS,
 ) -> dict[str, list[WeakCheck]]:
-    """Run and re-grade every weak solution of ``tasks``; checks by task name."""
+    """Run and re-grade every weak solution of ``tasks`` on ``spread_seeds`` seeds (the
+    episode's own first: 1 checks reproducibility only); checks by task name."""
     names = sorted({p.name for task in tasks for p in weak_solutions(task)})
     checks: dict[str, list[WeakCheck]] = {task.name: [] for task in tasks}
     pending: list[tuple[int, str, Path]] = []
@@ -195,7 +200,7 @@ async def check_weak_solutions(
     async def regrade_one(index: int, task_name: str, directory: Path) -> None:
         async with limiter:
             entries = checks[task_name]
-            entries[index] = await _regrade(entries[index], directory, backend)
+            entries[index] = await _regrade(entries[index], directory, backend, spread_seeds)
 
     async with anyio.create_task_group() as group:
         for index, task_name, directory in pending:

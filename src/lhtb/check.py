@@ -19,7 +19,7 @@ from pathlib import Path
 import attrs
 
 from lhtb._progress import ProgressArg
-from lhtb._weak_gate import WeakCheck, WeakSolutionAgent, check_weak_solutions
+from lhtb._weak_gate import SPREAD_SEEDS, WeakCheck, WeakSolutionAgent, check_weak_solutions
 from lhtb.benchmark import run_benchmark
 from lhtb.episode import Episode
 from lhtb.sandbox.base import SandboxBackend
@@ -89,8 +89,12 @@ async def check_tasks(
     nop_budget: float = NOP_BUDGET_SEC,
     progress: ProgressArg = None,
     stagger_sec: float = 0.5,
+    spread_seeds: int = SPREAD_SEEDS,
 ) -> list[TaskCheck]:
     """Run the gates on ``tasks``; records go to ``output_dir/{oracle,nop,weak}``.
+
+    Each weak solution is re-graded on ``spread_seeds`` seeds, its episode's own first
+    (so 1 checks reproducibility and measures no spread).
 
     Raises:
         RunConfigChangedError, RunLockedError, RunInterruptedError: as
@@ -119,6 +123,7 @@ async def check_tasks(
         concurrency=concurrency,
         progress=progress,
         stagger_sec=stagger_sec,
+        spread_seeds=spread_seeds,
     )
     by_task = {
         "oracle": {e.config.task_name: e for e in oracle.episodes},

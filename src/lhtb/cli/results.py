@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from lhtb._weak_gate import SPREAD_SEEDS
 from lhtb.benchmark import RunInterruptedError
 from lhtb.check import NOP_BUDGET_SEC, TaskCheck, check_tasks
 from lhtb.cli.run import load_task_args
@@ -196,6 +197,13 @@ def weak_table(checks: list[TaskCheck]) -> Table:
 @click.option("--concurrency", type=click.IntRange(min=1), default=None)
 @click.option("--backend", default="auto", show_default=True, help="Sandbox backend name.")
 @click.option("--nop-budget", type=float, default=NOP_BUDGET_SEC, show_default=True)
+@click.option(
+    "--spread-seeds",
+    type=click.IntRange(min=1),
+    default=SPREAD_SEEDS,
+    show_default=True,
+    help="Seeds each weak solution is re-graded on (its own first; 1 = reproducibility only).",
+)
 @click.option("--quiet", is_flag=True, help="Plain log lines instead of the live display.")
 def check(
     tasks: tuple[Path, ...],
@@ -203,12 +211,13 @@ def check(
     concurrency: int | None,
     backend: str,
     nop_budget: float,
+    spread_seeds: int,
     quiet: bool,
 ) -> None:
     """Gate every task: the oracle must pass it, the nop agent and weak solutions must not.
 
     Weak solutions (tests/weak_solution*/) must also grade reproducibly: the
-    same scores twice on one seed; their spread over five seeds is printed.
+    same scores twice on one seed; their spread over --spread-seeds seeds is printed.
     """
     loaded = load_task_args(tasks)
     root = out_dir or Path("runs") / datetime.now().strftime("check-%Y%m%d-%H%M%S")
@@ -221,6 +230,7 @@ def check(
                 backend=resolve_backend(backend),
                 concurrency=concurrency,
                 nop_budget=nop_budget,
+                spread_seeds=spread_seeds,
                 progress="rich" if live else "quiet",
             )
         )
