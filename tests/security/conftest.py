@@ -149,17 +149,21 @@ def leftovers(run_id: str) -> list[str]:
         found += [f"image {i.tags}" for i in client.images.list(filters=label)]
     except Exception:  # no daemon: nothing of Docker's to leave behind
         pass
-    try:
-        from lhtb.sandbox.local import LocalBackend
+    from lhtb.sandbox.local import LocalBackend
 
-        for path in LocalBackend().sandboxes_dir.glob("lb-*"):
-            if run_id in (path / "sandbox.json").read_text(errors="ignore"):
-                found.append(f"local sandbox {path}")
-        for path in LocalBackend().images_dir.glob("snap-*"):
-            if run_id in (path / "image.json").read_text(errors="ignore"):
-                found.append(f"local snapshot {path}")
-    except (ImportError, OSError):
-        pass
+    backend = LocalBackend()
+    for kind, pattern, record in (
+        ("local sandbox", "lb-*", "sandbox.json"),
+        ("local snapshot", "snap-*", "image.json"),
+    ):
+        root = backend.sandboxes_dir if kind == "local sandbox" else backend.images_dir
+        for path in root.glob(pattern):
+            try:
+                text = (path / record).read_text(errors="ignore")
+            except FileNotFoundError:
+                continue  # removed (or not yet written) meanwhile: not a leftover of this run
+            if run_id in text:
+                found.append(f"{kind} {path}")
     return found
 
 
