@@ -214,7 +214,9 @@ async def test_the_host_sweep_fallback_holds_too(
     assert await _shared_outcome(injected, attack_task, tmp_path / "inject", run_id) == "blocked"
     assert b"injected" in injected.outcome
     chain = await _shared_outcome(ForkExitChain(), attack_task, tmp_path / "chain", run_id)
-    assert chain == "blocked"
+    # The chain may also hold every pid slot when a later pass starts, so that the
+    # verifier's own setup cannot fork (spoiled, as for the fork bomb): no reward, no leak.
+    assert chain in ("blocked", "spoiled")
 
 
 @pytest.mark.docker
