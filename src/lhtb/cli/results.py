@@ -179,7 +179,7 @@ def weak_table(checks: list[TaskCheck]) -> Table:
                 "-" if seed is None else str(seed),
                 "-" if weak.reward is None else f"{weak.reward:.3f}",
                 "identical" if weak.reproducible else "DIFFERENT",
-                "-" if spread is None else str(spread),
+                "-" if spread is None or spread.n < 2 else str(spread),
                 style=None if not weak.problems else "red",
             )
     return table
