@@ -62,9 +62,14 @@ def linear(error, tol, zero_at):
     return (zero_at - error) / (zero_at - tol)
 
 
+HALF_LAST_DECIMAL = 0.00005
+
+
 def value_score(column, got, want):
     if column in ("or_fixed", "or_random", "ci_low", "ci_high"):
-        return linear(abs(got - want) / want, 0.001, 0.02)
+        # 4 printed decimals: half a unit of the last one is rounding, not error (it is
+        # over 0.1% of a ratio below 0.05, as in sparse zero-cell subgroups).
+        return linear(max(abs(got - want) - HALF_LAST_DECIMAL, 0.0) / want, 0.001, 0.02)
     if column == "i2":
         return linear(abs(got - want), 0.02, 2.0)
     if column == "tau2":
