@@ -16,6 +16,7 @@ from pathlib import Path
 import attrs
 
 HERE = Path(__file__).resolve().parent
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
 # Node death is noticed within ~3 s instead of the default ~30 s.
 FAST_HEALTH_CHECKS = {
     "RAY_health_check_initial_delay_ms": "1000",
@@ -87,7 +88,10 @@ class RayCluster:
 
     @property
     def _worker_ports(self) -> tuple[int, int]:
-        base = 20000 + (self.port % 200) * 200
+        # Below the kernel's ephemeral range, where free_port() draws the other ports:
+        # Ray refuses a node whose fixed ports fall inside its worker range.
+        ephemeral_low = int(EPHEMERAL_RANGE.read_text().split()[0])
+        base = ephemeral_low - 200 * (1 + self.port % 50)
         return base, base + 199
 
     def start(self, workers: int = 2, slots: int = 2) -> None:
