@@ -13,6 +13,7 @@ import pytest
 
 from lhtb.episode import (
     EPISODE_SCHEMA_VERSION,
+    Checkpoint,
     Episode,
     EpisodeConfig,
     FeedbackMode,
@@ -99,8 +100,21 @@ def full_episode() -> Episode:
                 1, START, 3.5, PassOutcome.FAILED, scorecard.reward, scorecard, None, "p1"
             ),
             VerifierPass(2, later, 1.0, PassOutcome.FAILED, 0.25, harbor),
-            VerifierPass(3, later, 600.0, PassOutcome.ERROR, error="no reward file", final=True),
+            VerifierPass(
+                3,
+                later,
+                600.0,
+                PassOutcome.ERROR,
+                error="no reward file",
+                final=True,
+                elapsed_sec=2520.5,
+            ),
         ),
+        checkpoints=(
+            Checkpoint(1, START, 600.0, 0.4, harbor, 0.012, 31.5, log_dir="verifier/ckpt-001"),
+            Checkpoint(2, later, 1200.0, None, None, 0.01, 2.0, error="grading failed"),
+        ),
+        checkpoints_skipped=3,
         error="verifier produced no reward",
         ended_at=later,
         timings=Timings(1.5, 2000.25, 604.5, 0.75, 2607.0),
@@ -188,6 +202,26 @@ def test_round_trip_is_lossless() -> None:
     assert again.usage.cost_usd is None
     assert again.turns[1].usage.cost_usd == 0.0125
     assert again.config.seed == 2**32 - 1
+    assert again.checkpoints[0].scorecard == record.checkpoints[0].scorecard
+    assert again.checkpoints[1].error == "grading failed"
+    assert again.checkpoints_skipped == 3
+    assert again.passes[2].elapsed_sec == 2520.5
+
+
+def test_a_record_from_before_checkpoints_reads_with_none() -> None:
+    data = episode().to_dict()
+    for key in ("checkpoints", "checkpoints_skipped"):
+        del data[key]
+    del data["config"]["checkpoint_interval_sec"]
+    data["schema_version"] = "1.1"
+    data["passes"] = [
+        {"number": 1, "started_at": "2025-03-01T09:30:15+00:00", "duration_sec": 1.0}
+        | {"outcome": "failed", "reward": 0.5, "final": True}
+    ]
+    record = Episode.from_dict(data)
+    assert (record.checkpoints, record.checkpoints_skipped) == ((), 0)
+    assert record.config.checkpoint_interval_sec is None
+    assert record.passes[0].elapsed_sec is None
 
 
 def test_a_record_from_before_seeds_reads_with_no_seed() -> None:
@@ -231,7 +265,7 @@ def mutate(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
     [
         (
             mutate(lambda d: d.update(schema_version="2.0")),
-            r"episode schema version 2\.0 is newer than this lhtb reads \(1\.1\)\. upgrade lhtb",
+            r"episode schema version 2\.0 is newer than this lhtb reads \(1\.2\)\. upgrade lhtb",
         ),
         (
             mutate(lambda d: d.update(schema_version="0.3")),
@@ -239,7 +273,7 @@ def mutate(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         ),
         (
             mutate(lambda d: d.pop("schema_version")),
-            r"'schema_version' must be a string like '1\.1', got None",
+            r"'schema_version' must be a string like '1\.2', got None",
         ),
         (mutate(lambda d: d.update(schema_version=1)), r"'schema_version' must be a string"),
         (mutate(lambda d: d.update(schema_version="one")), r"'schema_version' must be a string"),

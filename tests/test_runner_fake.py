@@ -190,6 +190,9 @@ async def test_verifier_time_counts_against_the_budget_or_not(
     assert len(episode.passes) == passes
     assert [t.end for t in episode.turns] == [TurnEnd.RETURNED] * (passes - 1) + [TurnEnd.DEADLINE]
     assert episode.passes[-1].final
+    # Each pass is timed on the budget clock, which stands still during uncounted passes.
+    expected = [30.0, 100.0] if counts else [30.0, 60.0, 90.0, 100.0]
+    assert [p.elapsed_sec for p in episode.passes] == expected
 
 
 # -- the deadline ---------------------------------------------------------------------------------

@@ -38,6 +38,13 @@ def fmt_horizon(row: LeaderboardRow) -> str:
     return _MISSING if row.horizon is None else row.horizon.describe()
 
 
+def fmt_stamina(row: LeaderboardRow) -> str:
+    """The mean reward at 25/50/75/100% of the budget, as ``0.10/0.40/0.55/0.60``."""
+    if not row.reward_at_percent:
+        return _MISSING
+    return "/".join(f"{row.reward_at_percent[p]:.2f}" for p in sorted(row.reward_at_percent))
+
+
 def _ks(rows: Sequence[LeaderboardRow]) -> list[int]:
     return sorted({k for row in rows for k in row.pass_at_k})
 
@@ -71,6 +78,11 @@ _CSV_COLUMNS = (
     "horizon_min",
     "horizon_low_min",
     "horizon_high_min",
+    "reward_at_25",
+    "reward_at_50",
+    "reward_at_75",
+    "reward_at_100",
+    "mean_auc",
 )
 
 
@@ -89,6 +101,7 @@ def to_csv(rows: Sequence[LeaderboardRow]) -> str:
             horizon_min=None if horizon is None else horizon.minutes,
             horizon_low_min=None if horizon is None else horizon.low,
             horizon_high_min=None if horizon is None else horizon.high,
+            **{f"reward_at_{p}": row.reward_at_percent.get(p) for p in (25, 50, 75, 100)},
         )
         cells = ["" if data[c] is None else data[c] for c in _CSV_COLUMNS]
         cells.extend(row.pass_at_k.get(k, "") for k in ks)
@@ -110,6 +123,8 @@ def _headers(ks: Sequence[int]) -> list[str]:
         "min/task",
         "public-hidden gap",
         "50% horizon min (95% CI)",
+        "R @25/50/75/100% budget",
+        "AUC",
         "errors",
     ]
 
@@ -130,6 +145,8 @@ def _cells(rank: str, row: LeaderboardRow, ks: Sequence[int]) -> list[str]:
         f"{row.mean_time_sec / 60:.1f}",
         _MISSING if gap is None else f"{gap:+.3f}",
         fmt_horizon(row),
+        fmt_stamina(row),
+        fmt_float(row.mean_auc),
         errors,
     ]
 
@@ -198,3 +215,40 @@ def rich_table(
             cells[1] = f"{row.agent} [not comparable: {reason}]"
             table.add_row(*cells, style="dim")
     return table
+
+
+def budget_scores(
+    scores: Sequence[tuple[LeaderboardRow, float | None]], budget_sec: float, fmt: str
+) -> str:
+    """Each row's mean reward with a budget of ``budget_sec`` (``lhtb leaderboard --with-budget``).
+
+    ``fmt`` is ``table`` or ``markdown`` (a Markdown table), ``csv`` or ``json``.
+    """
+    records = [
+        {
+            "agent": row.agent,
+            "model": row.model,
+            "comparable": row.comparable,
+            "budget_sec": budget_sec,
+            "mean_reward": score,
+        }
+        for row, score in scores
+    ]
+    if fmt == "json":
+        return json.dumps(records, indent=2) + "\n"
+    if fmt == "csv":
+        out = io.StringIO()
+        writer = csv.DictWriter(out, fieldnames=list(records[0]), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({k: "" if v is None else v for k, v in r.items()} for r in records)
+        return out.getvalue()
+    headers = ["agent", "model", f"mean reward with a {budget_sec:g}s budget"]
+    lines = [
+        [
+            row.agent + ("" if row.comparable else " (not comparable)"),
+            row.model or _MISSING,
+            fmt_float(score),
+        ]
+        for row, score in scores
+    ]
+    return "\n".join(_md_table(headers, lines)) + "\n"

@@ -31,6 +31,7 @@ from lhtb.usage import Usage
 __all__ = [
     "EPISODE_SCHEMA_VERSION",
     "ERROR_OUTCOMES",
+    "Checkpoint",
     "Episode",
     "EpisodeConfig",
     "FeedbackMode",
@@ -44,7 +45,7 @@ __all__ = [
     "VerifierPass",
 ]
 
-EPISODE_SCHEMA_VERSION = "1.1"
+EPISODE_SCHEMA_VERSION = "1.2"
 STRICT_REWARD = 1.0
 
 
@@ -131,6 +132,8 @@ class EpisodeConfig:
     task_path: str | None = None
     live_verification: bool = False
     """The agent's processes kept running while the tests ran (``[verifier].live``)."""
+    checkpoint_interval_sec: float | None = None
+    """Hidden checkpoint grading every this many budget seconds (``None``: none)."""
 
     @property
     def comparable(self) -> bool:
@@ -173,7 +176,9 @@ class VerifierPass:
 
     ``log_dir`` is the pass's folder (test output, logs, scorecard), relative
     to the episode directory (the verifier's ``output_dir``); ``seed`` is the
-    grading seed the tests got as ``$LHTB_SEED``.
+    grading seed the tests got as ``$LHTB_SEED``. ``elapsed_sec`` is the
+    budget clock when the graded state was taken (the agent's stop), the clock
+    checkpoints are timed on; ``None`` in records written before lhtb kept it.
     """
 
     number: int
@@ -187,6 +192,30 @@ class VerifierPass:
     final: bool = False
     seed: int | None = None
     inputs: KeptInputs | None = None
+    elapsed_sec: float | None = None
+
+
+@attrs.frozen
+class Checkpoint:
+    """One hidden grading of the agent's state while it worked (the agent is told nothing).
+
+    ``elapsed_sec`` is the agent's budget clock at the capture (the clock the
+    budget is measured on, as :attr:`VerifierPass.elapsed_sec`); ``capture_sec``
+    how long the agent's sandbox was frozen for the capture, ``grading_sec``
+    how long grading the capture took in its own verifier sandbox. ``reward``
+    and ``scorecard`` are ``None`` when grading produced none (``error`` says
+    why); ``log_dir`` is the grading's folder, relative to the episode directory.
+    """
+
+    number: int
+    started_at: datetime
+    elapsed_sec: float
+    reward: float | None
+    scorecard: Scorecard | None
+    capture_sec: float
+    grading_sec: float
+    error: str | None = None
+    log_dir: str | None = None
 
 
 @attrs.frozen
@@ -224,6 +253,9 @@ class Episode(Displayable):
     ``None`` when no pass produced one; for a multi-step task, the steps'
     rewards combined by the task's rule (``steps`` records each step).
     ``best_reward`` is the best interim reward, kept for analysis only.
+    ``checkpoints`` are the hidden gradings taken while the agent worked
+    (analysis only, never the score); ``checkpoints_skipped`` counts those
+    that fell due while the previous one was still being graded.
     ``error`` is written for people; ``error_detail`` keeps the raw exception
     (and, for ``harness_error``, where its traceback was saved). ``can_retry``
     is false for a failure that running again cannot fix (see :attr:`retryable`).
@@ -245,6 +277,8 @@ class Episode(Displayable):
     error_detail: str | None = None
     can_retry: bool = True
     steps: tuple[StepRecord, ...] = ()
+    checkpoints: tuple[Checkpoint, ...] = ()
+    checkpoints_skipped: int = 0
     schema_version: str = EPISODE_SCHEMA_VERSION
 
     @property

@@ -12,7 +12,11 @@ One row per agent and model:
   per episode; the public-vs-hidden subtask gap; a per-category breakdown;
 * the **50% time horizon** (:mod:`lhtb.time_horizon`) over the tasks with a
   time: measured by people (a :class:`~lhtb.human_baseline.HumanBaseline`) or
-  the task's ``expert_time_estimate_min``.
+  the task's ``expert_time_estimate_min``;
+* stamina (:mod:`lhtb.stamina`, from the reward curves): the mean reward at
+  25/50/75/100% of the budget and the mean normalised area under the curve;
+  :meth:`Leaderboard.reward_with_budget` gives each row's mean reward at any
+  budget up to the runs'.
 
 Episodes run with diagnostic feedback or a changed budget are not comparable:
 they form separate rows in :attr:`Leaderboard.apart`, never mixed into the
@@ -37,6 +41,12 @@ from lhtb._display import Displayable, View, leaderboard_view
 from lhtb._slots import retry_index
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import EpisodeFormatError, LhtbError
+from lhtb.stamina import (
+    fraction_rewards,
+    has_curve,
+    mean_normalised_auc,
+    mean_reward_with_budget,
+)
 from lhtb.time_horizon import Horizon, fit_horizon, task_minutes, task_points
 
 if TYPE_CHECKING:
@@ -112,6 +122,11 @@ class LeaderboardRow:
     categories: tuple[CategoryScore, ...]
     not_comparable: tuple[str, ...] = ()
     horizon: Horizon | None = None
+    reward_at_percent: Mapping[int, float] = attrs.field(factory=dict)
+    """Mean reward at 25, 50, 75 and 100 percent of the budget, from the reward curves
+    (empty when no episode has one; see :mod:`lhtb.stamina`)."""
+    mean_auc: float | None = None
+    """Mean normalised area under the reward curve (``None``: no episode has a curve)."""
 
     @property
     def comparable(self) -> bool:
@@ -139,6 +154,7 @@ class LeaderboardRow:
         """A JSON-ready dict, derived figures included."""
         data = attrs.asdict(self, recurse=True)
         data["pass_at_k"] = {str(k): v for k, v in self.pass_at_k.items()}
+        data["reward_at_percent"] = {str(k): v for k, v in self.reward_at_percent.items()}
         data["not_comparable"] = list(self.not_comparable)
         data["horizon"] = None if self.horizon is None else self.horizon.to_dict()
         data.update(
@@ -208,7 +224,18 @@ def _row(
         ),
         not_comparable=reasons,
         horizon=fit_horizon(points, untimed=untimed),
+        reward_at_percent={round(f * 100): r for f, r in fraction_rewards(episodes).items()},
+        mean_auc=mean_normalised_auc(episodes),
     )
+
+
+def _longest_budget(episodes: Iterable[Episode]) -> float:
+    return max((e.config.budget_sec or 0.0 for e in episodes), default=0.0)
+
+
+def _row_key(episode: Episode) -> tuple[str, str | None, tuple[str, ...]]:
+    """The row an episode belongs to: agent, model, and why it is not comparable."""
+    return episode.config.agent, episode.config.model, not_comparable_reasons(episode)
 
 
 def _rank(rows: Iterable[LeaderboardRow]) -> tuple[LeaderboardRow, ...]:
@@ -271,8 +298,7 @@ class Leaderboard(Displayable):
         minutes, measured = task_minutes(records, baseline)
         groups: dict[tuple[str, str | None, tuple[str, ...]], list[Episode]] = defaultdict(list)
         for episode in records:
-            reasons = not_comparable_reasons(episode)
-            groups[(episode.config.agent, episode.config.model, reasons)].append(episode)
+            groups[_row_key(episode)].append(episode)
         rows = [
             _row(agent, model, eps, reasons, minutes)
             for (agent, model, reasons), eps in groups.items()
@@ -310,6 +336,36 @@ class Leaderboard(Displayable):
                 )
             records.extend(found)
         return cls.from_episodes(records, baseline=baseline)
+
+    def reward_with_budget(
+        self, budget_sec: float
+    ) -> tuple[tuple[LeaderboardRow, float | None], ...]:
+        """What each row's agent scored with a budget of ``budget_sec``, from the curves.
+
+        Every row (ranked first, then the rows apart) with its mean reward at that
+        budget (:func:`lhtb.stamina.mean_reward_with_budget`; an episode whose own
+        budget was shorter counts its final state), or ``None`` for a row whose
+        episodes have no timed curve. The final reward stays the official one.
+
+        Raises:
+            LhtbError: ``budget_sec`` is negative or beyond the runs' longest budget.
+        """
+        longest = _longest_budget(self.episodes)
+        if not 0 <= budget_sec <= longest:
+            raise LhtbError(
+                f"a budget of {budget_sec:g}s is outside the runs' budget (0 to {longest:g}s)",
+                where="budget",
+                fix="ask for a budget up to the longest one the episodes ran with",
+            )
+        groups: dict[tuple[str, str | None, tuple[str, ...]], list[Episode]] = defaultdict(list)
+        for episode in self.episodes:
+            groups[_row_key(episode)].append(episode)
+        scores = []
+        for row in self.rows + self.apart:
+            episodes = groups[(row.agent, row.model, row.not_comparable)]
+            budget = min(budget_sec, _longest_budget(e for e in episodes if has_curve(e)))
+            scores.append((row, mean_reward_with_budget(episodes, budget)))
+        return tuple(scores)
 
     def time_note(self) -> str:
         """Where the time horizons' task times came from, and how many tasks had none."""

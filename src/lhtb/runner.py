@@ -467,9 +467,11 @@ class _Runner:
                 await self._space_passes()
                 final = self._remaining() <= 0
             verify_clock = anyio.current_time()
+            elapsed = self._elapsed()
             state.events.emit("verifier_pass_started", pass_no=number, final=final)
             try:
                 result = await verifier.run_pass(self.sandbox, number, final=final)
+                result = attrs.evolve(result, elapsed_sec=elapsed)
             except SandboxError as exc:
                 if await self._sandbox_alive():
                     raise
@@ -535,6 +537,12 @@ class _Runner:
 
     def _remaining(self) -> float:
         return max(0.0, self.deadline - anyio.current_time())
+
+    def _elapsed(self) -> float:
+        """The budget clock: the budget spent so far (within ``[0, budget]``)."""
+        budget = self.state.config.budget_sec
+        assert budget is not None
+        return min(budget, max(0.0, budget - (self.deadline - anyio.current_time())))
 
     def _outcome(self, result: VerifierPass, end: TurnEnd) -> Outcome:
         if end is TurnEnd.ERROR:

@@ -12,6 +12,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
+from lhtb._leaderboard_render import budget_scores
 from lhtb._weak_gate import SPREAD_SEEDS
 from lhtb.benchmark import RunInterruptedError
 from lhtb.check import NOP_BUDGET_SEC, TaskCheck, check_tasks
@@ -54,14 +55,36 @@ def _measured_minutes(path: Path | None) -> dict[str, float] | None:
     help="Write to this file instead of standard output.",
 )
 @_BASELINE
+@click.option(
+    "--with-budget",
+    "with_budget",
+    type=click.FloatRange(min=0),
+    default=None,
+    metavar="SEC",
+    help="Instead of the leaderboard: what each row's agent scored with a budget of SEC "
+    "seconds (up to the runs' budget), read off the reward curves.",
+)
 def leaderboard(
-    run_dirs: tuple[Path, ...], fmt: str, output: Path | None, baseline: Path | None
+    run_dirs: tuple[Path, ...],
+    fmt: str,
+    output: Path | None,
+    baseline: Path | None,
+    with_budget: float | None,
 ) -> None:
     """The leaderboard of the runs in RUN_DIRS (errors count 0; solved at R >= 0.95)."""
     try:
         board = Leaderboard.from_dirs(*run_dirs, baseline=_measured_minutes(baseline))
+        scores = None if with_budget is None else board.reward_with_budget(with_budget)
     except LhtbError as exc:
         raise click.ClickException(str(exc)) from exc
+    if scores is not None:
+        assert with_budget is not None
+        text = budget_scores(scores, with_budget, fmt)
+        if output is None:
+            click.echo(text, nl=not text.endswith("\n"))
+        else:
+            output.write_text(text, encoding="utf-8")
+        return
     if fmt == "table":
         if output is None:
             console = Console(width=None if sys.stdout.isatty() else 200)
