@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
-from conftest import IN_CI
+from browser import label_problems, rendered_dom
 from episode_fixtures import fixture
 from lhtb.cli import main
 from lhtb.human_baseline import HumanBaseline, TaskBaseline
@@ -47,42 +44,6 @@ def write_run(root: Path) -> Path:
     }
     (root / "t1__A__0" / "trajectory.json").write_text(json.dumps(trajectory))
     return root
-
-
-def chromium() -> str:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    message = "headless Chromium is not installed (apt-get install chromium)"
-    if IN_CI:
-        pytest.fail(f"{message}, and CI=true: the report test must run in CI")
-    pytest.skip(message)
-
-
-def rendered_dom(html: Path, profile: Path) -> str:
-    """The DOM after the page's scripts ran, as Chromium serialises it."""
-    result = subprocess.run(
-        [
-            chromium(),
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
-            f"--user-data-dir={profile}",
-            "--dump-dom",
-            html.as_uri(),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr[-2000:]
-    return result.stdout
 
 
 def test_report_is_self_contained(tmp_path: Path) -> None:
@@ -146,6 +107,10 @@ def test_report_in_chromium_shows_the_run(tmp_path: Path) -> None:
     assert "bash_command" in dom
     assert "<img" not in dom  # the injected markup stayed text
     assert "writing the answer &lt;img" in dom
+    # Every chart label (long row names included) lies inside its chart, none on another.
+    checked, problems = label_problems(output, tmp_path / "profile")
+    assert checked > 40
+    assert problems == []
 
 
 def test_trajectory_budget_keeps_large_reports_small(tmp_path: Path) -> None:

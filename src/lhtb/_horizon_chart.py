@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 from html import escape
 
+from lhtb import _svg as svg
 from lhtb._report_charts import PALETTE, row_key
 from lhtb.leaderboard import Leaderboard, LeaderboardRow
 
@@ -42,8 +43,9 @@ def horizon_chart(board: Leaderboard) -> str:
         )
     lo = math.floor(math.log2(min(times))) - 1
     hi = math.ceil(math.log2(max(times))) + 1
+    full_h = max(_H, _TOP + 18 * len(rows) + 8)
     width = _W - _LEFT - _RIGHT
-    height = _H - _TOP - _BOTTOM
+    height = full_h - _TOP - _BOTTOM
 
     def x_of(minutes: float) -> float:
         return _LEFT + width * (math.log2(minutes) - lo) / (hi - lo)
@@ -52,29 +54,22 @@ def horizon_chart(board: Leaderboard) -> str:
         return _TOP + height * (1.0 - p)
 
     parts = [
-        f'<svg id="horizon" xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" '
-        f'viewBox="0 0 {_W} {_H}" role="img" '
-        'aria-label="fitted chance of solving against task time">'
+        svg.svg_open("horizon", _W, full_h, "fitted chance of solving against task time"),
+        svg.reward_axis(_LEFT, _W - _RIGHT, y_of),
     ]
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
-        y = y_of(tick)
-        parts.append(
-            f'<line class="grid" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
-            f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick:.2f}</text>'
-        )
     step = max(1, (hi - lo) // 8)
     for power in range(lo, hi + 1, step):
         x = x_of(2.0**power)
         parts.append(
-            f'<line class="axis" x1="{x:.1f}" x2="{x:.1f}" y1="{_H - _BOTTOM}" '
-            f'y2="{_H - _BOTTOM + 4}"/><text x="{x:.1f}" y="{_H - _BOTTOM + 16}" '
+            f'<line class="axis" x1="{x:.1f}" x2="{x:.1f}" y1="{full_h - _BOTTOM}" '
+            f'y2="{full_h - _BOTTOM + 4}"/><text x="{x:.1f}" y="{full_h - _BOTTOM + 18}" '
             f'text-anchor="middle">{_label(2.0**power)}</text>'
         )
     parts.append(
-        f'<line class="axis" x1="{_LEFT}" x2="{_LEFT}" y1="{_TOP}" y2="{_H - _BOTTOM}"/>'
-        f'<line class="axis" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{_H - _BOTTOM}" '
-        f'y2="{_H - _BOTTOM}"/>'
-        f'<text x="{_LEFT + width / 2:.0f}" y="{_H - 6}" text-anchor="middle">'
+        f'<line class="axis" x1="{_LEFT}" x2="{_LEFT}" y1="{_TOP}" y2="{full_h - _BOTTOM}"/>'
+        f'<line class="axis" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{full_h - _BOTTOM}" '
+        f'y2="{full_h - _BOTTOM}"/>'
+        f'<text x="{_LEFT + width / 2:.0f}" y="{full_h - 6}" text-anchor="middle">'
         "task time (log scale; measured human time, else expert estimate)</text>"
         f'<text x="14" y="{_TOP + height / 2:.0f}" text-anchor="middle" '
         f'transform="rotate(-90 14 {_TOP + height / 2:.0f})">P(solved)</text>'
@@ -97,7 +92,7 @@ def horizon_chart(board: Leaderboard) -> str:
             x = x_of(min(max(horizon.minutes, 2.0**lo), 2.0**hi))
             parts.append(
                 f'<line class="horizon-mark" x1="{x:.1f}" x2="{x:.1f}" y1="{_TOP}" '
-                f'y2="{_H - _BOTTOM}" stroke="{color}" stroke-dasharray="4 3"/>'
+                f'y2="{full_h - _BOTTOM}" stroke="{color}" stroke-dasharray="4 3"/>'
             )
         for point in horizon.points if horizon is not None else ():
             source = "measured" if point.task in board.measured else "estimated"
@@ -111,8 +106,7 @@ def horizon_chart(board: Leaderboard) -> str:
         y = _TOP + 18 * i + 8
         parts.append(
             f'<rect x="{_W - _RIGHT + 12}" y="{y - 8}" width="10" height="10" fill="{color}"/>'
-            f'<text class="legend" x="{_W - _RIGHT + 28}" y="{y + 1}">'
-            f"{escape(_legend(row))}</text>"
+            + svg.label(_W - _RIGHT + 28, y + 1, _legend(row), max_px=_RIGHT - 32, css="legend")
         )
     parts.append("</svg>")
     return "".join(parts)

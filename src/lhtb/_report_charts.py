@@ -7,12 +7,15 @@ from collections.abc import Sequence
 from html import escape
 from statistics import fmean
 
+from lhtb import _svg as svg
 from lhtb.episode import Episode
 from lhtb.leaderboard import LeaderboardRow, not_comparable_reasons
 
-_W, _H = 640, 330
-_LEFT, _RIGHT, _TOP, _BOTTOM = 70, 120, 20, 44
-_UNKNOWN_BAND = 70
+_H = 330
+_LEFT, _TOP, _BOTTOM = 48, 20, 44
+_LANE, _GAP, _PLOT = 64, 16, 420
+_LEGEND = 260
+"""The widest legend label (px); longer row names are cut, with a tooltip."""
 PALETTE = ("#2f5fb3", "#c2571a", "#2e7d4f", "#8e3fa8", "#b3372f", "#1f8a8a", "#6b6b1f")
 
 
@@ -33,67 +36,95 @@ def reward_color(reward: float) -> str:
     return f"hsl({hue:.0f}, 62%, 38%)"
 
 
-def scatter(rows: Sequence[LeaderboardRow]) -> str:
-    """Mean reward (y) against mean cost per task (x), one point per row.
+def _cost_unknown(episodes: Sequence[Episode]) -> dict[str, tuple[int, int]]:
+    """Per row key: how many of its episodes have no cost, out of how many."""
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for episode in episodes:
+        entry = counts[episode_key(episode)]
+        entry[0] += episode.usage.cost_usd is None
+        entry[1] += 1
+    return {key: (unknown, total) for key, (unknown, total) in counts.items()}
 
-    Rows with unknown cost sit in a band left of the axis; non-comparable
-    rows are hollow.
+
+def scatter(rows: Sequence[LeaderboardRow], episodes: Sequence[Episode]) -> str:
+    """Mean reward (y) against mean cost per task (x), one numbered point per row.
+
+    Rows whose cost is unknown (any episode without a cost) sit in a shaded
+    "cost unknown" lane left of the cost axis, never at $0; non-comparable
+    rows are hollow. The legend names the numbers, cut to fit with the full
+    name as a tooltip.
     """
+    unknown = _cost_unknown(episodes)
+    names = [row_key(r.agent, r.model, r.not_comparable) for r in rows]
+    legend_w = min(max((svg.text_width(f"{len(rows)}  {n}") for n in names), default=0), _LEGEND)
+    width = _LEFT + _LANE + _GAP + _PLOT + 24 + 16 + legend_w + 8
+    height = max(_H, _TOP + 18 * len(rows) + _BOTTOM)
     costs = [r.mean_cost_usd for r in rows if r.mean_cost_usd is not None]
     top = max(costs, default=0.0) or 1.0
-    plot_left = _LEFT + _UNKNOWN_BAND
-    width = _W - plot_left - _RIGHT
-    height = _H - _TOP - _BOTTOM
+    plot_left = _LEFT + _LANE + _GAP
+    plot_h = height - _TOP - _BOTTOM
+    lane_rows = [i for i, r in enumerate(rows) if r.mean_cost_usd is None]
 
     def x_of(cost: float) -> float:
-        return plot_left + width * cost / top
+        return plot_left + _PLOT * cost / top
 
     def y_of(reward: float) -> float:
-        return _TOP + height * (1.0 - reward)
+        return _TOP + plot_h * (1.0 - reward)
 
     parts = [
-        f'<svg id="scatter" xmlns="http://www.w3.org/2000/svg" width="{_W}" height="{_H}" '
-        f'viewBox="0 0 {_W} {_H}" role="img" aria-label="mean reward against mean cost per task">'
+        svg.svg_open("scatter", width, height, "mean reward against mean cost per task"),
+        svg.reward_axis(_LEFT, plot_left + _PLOT, y_of),
+        f'<g class="cost-unknown-lane"><rect x="{_LEFT}" y="{_TOP}" width="{_LANE}" '
+        f'height="{plot_h:.1f}" fill="#eef0f4"/>'
+        f'<text x="{_LEFT + _LANE / 2:.1f}" y="{height - _BOTTOM + 18:.1f}" '
+        'text-anchor="middle">cost</text>'
+        f'<text x="{_LEFT + _LANE / 2:.1f}" y="{height - _BOTTOM + 31:.1f}" '
+        'text-anchor="middle">unknown</text></g>',
     ]
-    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
-        y = y_of(tick)
-        parts.append(
-            f'<line class="grid" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{y:.1f}" y2="{y:.1f}"/>'
-            f'<text x="{_LEFT - 6}" y="{y + 4:.1f}" text-anchor="end">{tick:.2f}</text>'
-        )
     for i in range(5):
-        tick_cost = top * i / 4
-        x = x_of(tick_cost)
+        x = x_of(top * i / 4)
         parts.append(
-            f'<line class="axis" x1="{x:.1f}" x2="{x:.1f}" y1="{_H - _BOTTOM}" '
-            f'y2="{_H - _BOTTOM + 4}"/>'
-            f'<text x="{x:.1f}" y="{_H - _BOTTOM + 16}" text-anchor="middle">'
-            f"${tick_cost:.2f}</text>"
+            f'<line class="axis" x1="{x:.1f}" x2="{x:.1f}" y1="{height - _BOTTOM}" '
+            f'y2="{height - _BOTTOM + 4}"/>'
+            f'<text x="{x:.1f}" y="{height - _BOTTOM + 18}" text-anchor="middle">'
+            f"${top * i / 4:.2f}</text>"
         )
     parts.append(
-        f'<line class="axis" x1="{plot_left}" x2="{plot_left}" y1="{_TOP}" y2="{_H - _BOTTOM}"/>'
-        f'<line class="axis" x1="{_LEFT}" x2="{_W - _RIGHT}" y1="{_H - _BOTTOM}" '
-        f'y2="{_H - _BOTTOM}"/>'
-        f'<text x="{_LEFT + _UNKNOWN_BAND / 2:.0f}" y="{_H - _BOTTOM - 6}" '
-        'text-anchor="middle">cost unknown</text>'
-        f'<text x="{plot_left + width / 2:.0f}" y="{_H - 6}" text-anchor="middle">'
+        f'<line class="axis" x1="{plot_left}" x2="{plot_left}" y1="{_TOP}" '
+        f'y2="{height - _BOTTOM}"/><line class="axis" x1="{plot_left}" '
+        f'x2="{plot_left + _PLOT}" y1="{height - _BOTTOM}" y2="{height - _BOTTOM}"/>'
+        f'<text x="{plot_left + _PLOT / 2:.0f}" y="{height - 6}" text-anchor="middle">'
         "mean cost per task (USD)</text>"
-        f'<text x="14" y="{_TOP + height / 2:.0f}" text-anchor="middle" '
-        f'transform="rotate(-90 14 {_TOP + height / 2:.0f})">mean reward</text>'
+        f'<text x="14" y="{_TOP + plot_h / 2:.0f}" text-anchor="middle" '
+        f'transform="rotate(-90 14 {_TOP + plot_h / 2:.0f})">mean reward</text>'
     )
-    for i, row in enumerate(rows):
+    legend_x = plot_left + _PLOT + 24
+    for i, (row, name) in enumerate(zip(rows, names, strict=True)):
         color = PALETTE[i % len(PALETTE)]
         cost = row.mean_cost_usd
-        x = _LEFT + _UNKNOWN_BAND / 2 if cost is None else x_of(cost)
+        if cost is None:
+            slot = lane_rows.index(i)
+            x = _LEFT + _LANE * (slot + 1) / (len(lane_rows) + 1)
+            missing, total = unknown.get(name, (0, 0))
+            cost_text = f"unknown ({missing} of {total} episodes without a cost)"
+        else:
+            x, cost_text = x_of(cost), f"${cost:.2f}"
         y = y_of(row.mean_reward)
-        name = row_key(row.agent, row.model, row.not_comparable)
-        fill = "none" if row.not_comparable else color
-        cost_text = "unknown" if cost is None else f"${cost:.2f}"
+        hollow = bool(row.not_comparable)
+        tip = f"{name}: mean reward {row.mean_reward:.3f}, cost {cost_text}"
         parts.append(
-            f'<g class="point"><circle cx="{x:.1f}" cy="{y:.1f}" r="6" fill="{fill}" '
-            f'stroke="{color}" stroke-width="2"><title>{escape(name)}: mean reward '
-            f"{row.mean_reward:.3f}, cost {cost_text}</title></circle>"
-            f'<text x="{x + 9:.1f}" y="{y + 4:.1f}">{escape(name)}</text></g>'
+            f'<g class="point{" unknown-cost" if cost is None else ""}"><title>'
+            f'{escape(tip)}</title><circle cx="{x:.1f}" cy="{y:.1f}" r="8" '
+            f'fill="{"#fff" if hollow else color}" stroke="{color}" stroke-width="2"/>'
+            f'<text class="num" x="{x:.1f}" y="{y + 3.5:.1f}" text-anchor="middle" '
+            f'style="fill:{color if hollow else "#fff"}">{i + 1}</text></g>'
+        )
+        ly = _TOP + 18 * i + 8
+        parts.append(
+            f'<g class="legend"><rect x="{legend_x}" y="{ly - 8}" width="10" height="10" '
+            f'fill="{color}"/>'
+            + svg.label(legend_x + 16, ly + 1, f"{i + 1}  {name}", max_px=legend_w)
+            + "</g>"
         )
     parts.append("</svg>")
     return "".join(parts)

@@ -137,15 +137,17 @@ def mean_reward_with_budget(episodes: Iterable[Episode], budget_sec: float) -> f
     return _task_mean(timed, lambda e: reward_at(e, min(budget_sec, _budget(e))))
 
 
-def fraction_rewards(episodes: Iterable[Episode]) -> dict[float, float]:
-    """The mean reward at each of :data:`BUDGET_FRACTIONS` of each episode's own budget.
+def fraction_rewards(
+    episodes: Iterable[Episode], fractions: Iterable[float] = BUDGET_FRACTIONS
+) -> dict[float, float]:
+    """The mean reward at each of ``fractions`` (shares in [0, 1]) of each episode's own budget.
 
     Task-averaged as :func:`mean_reward_with_budget`; empty when no episode has
     a timed curve.
     """
     timed = [e for e in episodes if has_curve(e)]
     result = {}
-    for fraction in BUDGET_FRACTIONS:
+    for fraction in fractions:
 
         def at_fraction(episode: Episode, share: float = fraction) -> float:
             return reward_at(episode, share * _budget(episode))
