@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 from pathlib import Path
@@ -176,3 +177,30 @@ def test_report_in_chromium_shows_timeline_and_curves(tmp_path: Path) -> None:
     SCREENSHOT.parent.mkdir(exist_ok=True)
     shutil.copyfile(shot, SCREENSHOT)
     assert png_size(SCREENSHOT) == (1300, 4400)
+
+
+def test_crowded_charts_keep_every_label_apart_and_inside(tmp_path: Path) -> None:
+    """Twelve rows on one spot (three of them without a cost), names up to 80 characters."""
+    names = ["a", "gpt", "x" * 80, "an-agent/with-a-very-long-scaffold-name", *"bcdefghij"]
+    run = tmp_path / "run"
+    for k, name in enumerate(names):
+        for task in ("t1", "t2-" + "long-task-name-" * 4):
+            episode = quick_episode(task, name, f"model-{k}", cost=None if k < 3 else 0.2)
+            (run / f"{k}-{task}").mkdir(parents=True)
+            episode.save(run / f"{k}-{task}" / "episode.json")
+    output = tmp_path / "report.html"
+    output.write_text(render_report(run), encoding="utf-8")
+    chart = svg(output.read_text(encoding="utf-8"), "scatter")
+    # Ten rows share one (cost, reward): nine are moved apart, each with a line to its spot.
+    centres = [
+        (float(x), float(y))
+        for x, y in re.findall(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="8"', chart)
+    ]
+    assert len(centres) == len(names)
+    assert chart.count('class="leader"') >= 9
+    for i, (x1, y1) in enumerate(centres):
+        for x2, y2 in centres[:i]:
+            assert math.hypot(x1 - x2, y1 - y2) >= 16, (x1, y1, x2, y2)
+    checked, problems = label_problems(output, tmp_path / "profile")
+    assert checked > 100
+    assert problems == []

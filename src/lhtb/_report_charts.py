@@ -14,6 +14,9 @@ from lhtb.leaderboard import LeaderboardRow, not_comparable_reasons
 _H = 330
 _LEFT, _TOP, _BOTTOM = 48, 20, 44
 _LANE, _GAP, _PLOT = 64, 16, 420
+_SPOT = 18.0
+"""The room one numbered point needs (its diameter, stroke and a gap)."""
+_RINGS = 12
 _LEGEND = 260
 """The widest legend label (px); longer row names are cut, with a tooltip."""
 PALETTE = ("#2f5fb3", "#c2571a", "#2e7d4f", "#8e3fa8", "#b3372f", "#1f8a8a", "#6b6b1f")
@@ -44,6 +47,33 @@ def _cost_unknown(episodes: Sequence[Episode]) -> dict[str, tuple[int, int]]:
         entry[0] += episode.usage.cost_usd is None
         entry[1] += 1
     return {key: (unknown, total) for key, (unknown, total) in counts.items()}
+
+
+def _free_spot(
+    x: float,
+    y: float,
+    placed: Sequence[tuple[float, float]],
+    box: tuple[float, float, float, float],
+) -> tuple[float, float]:
+    """The spot nearest ``(x, y)`` inside ``box`` that no placed point covers.
+
+    Points that would sit on each other (same cost and reward) are moved apart
+    on a grid of their own size; each keeps a line to where it belongs.
+    """
+    left, top, right, bottom = box
+    for ring in range(_RINGS):
+        spots = [
+            (x + dx * _SPOT, y + dy * _SPOT)
+            for dx in range(-ring, ring + 1)
+            for dy in range(-ring, ring + 1)
+            if max(abs(dx), abs(dy)) == ring
+        ]
+        spots.sort(key=lambda s: (s[0] - x) ** 2 + (s[1] - y) ** 2)
+        for sx, sy in spots:
+            inside = left <= sx <= right and top <= sy <= bottom
+            if inside and all((sx - px) ** 2 + (sy - py) ** 2 >= _SPOT**2 for px, py in placed):
+                return sx, sy
+    return x, y
 
 
 def scatter(rows: Sequence[LeaderboardRow], episodes: Sequence[Episode]) -> str:
@@ -99,22 +129,33 @@ def scatter(rows: Sequence[LeaderboardRow], episodes: Sequence[Episode]) -> str:
         f'transform="rotate(-90 14 {_TOP + plot_h / 2:.0f})">mean reward</text>'
     )
     legend_x = plot_left + _PLOT + 24
+    placed: list[tuple[float, float]] = []
     for i, (row, name) in enumerate(zip(rows, names, strict=True)):
         color = PALETTE[i % len(PALETTE)]
         cost = row.mean_cost_usd
         if cost is None:
             slot = lane_rows.index(i)
-            x = _LEFT + _LANE * (slot + 1) / (len(lane_rows) + 1)
+            x0 = _LEFT + _LANE * (slot + 1) / (len(lane_rows) + 1)
+            box = (_LEFT + _SPOT / 2, _LEFT + _LANE - _SPOT / 2)
             missing, total = unknown.get(name, (0, 0))
             cost_text = f"unknown ({missing} of {total} episodes without a cost)"
         else:
-            x, cost_text = x_of(cost), f"${cost:.2f}"
-        y = y_of(row.mean_reward)
+            x0, cost_text = x_of(cost), f"${cost:.2f}"
+            box = (plot_left, plot_left + _PLOT + 8)
+        y0 = y_of(row.mean_reward)
+        x, y = _free_spot(x0, y0, placed, (box[0], _TOP, box[1], _TOP + plot_h))
+        placed.append((x, y))
+        leader = (
+            f'<line class="leader" x1="{x0:.1f}" y1="{y0:.1f}" x2="{x:.1f}" y2="{y:.1f}" '
+            f'stroke="{color}"/>'
+            if (x, y) != (x0, y0)
+            else ""
+        )
         hollow = bool(row.not_comparable)
         tip = f"{name}: mean reward {row.mean_reward:.3f}, cost {cost_text}"
         parts.append(
             f'<g class="point{" unknown-cost" if cost is None else ""}"><title>'
-            f'{escape(tip)}</title><circle cx="{x:.1f}" cy="{y:.1f}" r="8" '
+            f'{escape(tip)}</title>{leader}<circle cx="{x:.1f}" cy="{y:.1f}" r="8" '
             f'fill="{"#fff" if hollow else color}" stroke="{color}" stroke-width="2"/>'
             f'<text class="num" x="{x:.1f}" y="{y + 3.5:.1f}" text-anchor="middle" '
             f'style="fill:{color if hollow else "#fff"}">{i + 1}</text></g>'

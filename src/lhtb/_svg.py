@@ -102,12 +102,3 @@ def minutes_label(seconds: float) -> str:
         return f"{minutes:.0f}m" if abs(minutes - round(minutes)) < 0.05 else f"{minutes:.1f}m"
     hours, rest = divmod(round(minutes), 60)
     return f"{hours}h" if rest == 0 else f"{hours}h{rest:02d}"
-
-
-def nice_step(span: float, target_ticks: int = 6) -> float:
-    """A round tick step (1, 2 or 5 times a power of ten, or minute/hour units)."""
-    raw = span / max(1, target_ticks)
-    for step in (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200):
-        if step >= raw:
-            return float(step)
-    return 3600.0 * max(1, round(raw / 3600))
