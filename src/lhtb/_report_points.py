@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Literal
 
 import attrs
 
@@ -21,8 +22,7 @@ from lhtb.scoring import Scorecard
 class Graded:
     """One grading of the agent's state: a verifier pass or a hidden checkpoint."""
 
-    kind: str
-    """``pass`` or ``checkpoint``."""
+    kind: Literal["pass", "checkpoint"]
     number: int
     elapsed_sec: float
     duration_sec: float
