@@ -14,7 +14,7 @@ from browser import label_problems, png_size, rendered_dom, screenshot
 from lhtb.cli import main
 from lhtb.leaderboard import Leaderboard
 from lhtb.report import render_report
-from lhtb.stamina import fraction_rewards, mean_normalised_auc
+from lhtb.stamina import fraction_rewards, mean_normalised_auc, normalised_auc
 from progress_fixtures import (
     CHECKPOINTS,
     LONG_AGENT,
@@ -66,6 +66,10 @@ def test_timeline_has_a_mark_per_turn_pass_and_checkpoint(html: str) -> None:
     )
     assert "pass 31 (final) at 1850 s: failed, reward 0.749" in chart
     assert "20 graded, 2 skipped while grading fell behind" in climb
+    # The episode's stamina figures, as lhtb.stamina computes them.
+    assert '<th class="l">checkpoints every</th><td class="l">1.5m</td>' in climb
+    assert '<th class="l">time to R &gt;= 0.95</th><td class="l">never</td>' in climb
+    assert f'<td class="l">{normalised_auc(climbing_episode()):.3f}</td>' in climb
 
 
 def test_subtask_matrix_has_a_column_per_grading(html: str) -> None:

@@ -21,6 +21,7 @@ from lhtb._report_timeline import timeline
 from lhtb._report_trajectory import pre, trajectory
 from lhtb._svg import minutes_label
 from lhtb.episode import Episode, VerifierPass
+from lhtb.stamina import has_curve, normalised_auc, time_to_threshold_sec
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _OPEN_ROWS = 8
@@ -69,7 +70,7 @@ def _feedback(episode: Episode) -> str:
     lines = "".join(
         f'<li><span class="count">\u00d7{len(numbers)}</span> '
         f'<span class="turns">{_span(numbers)}</span>{pre(text)}</li>'
-        for numbers, text in collapse_repeats([(n, text) for n, text in given if text])
+        for numbers, text in collapse_repeats(given)
     )
     return f'<h4>feedback to the agent ({len(given)} times)</h4><ul class="feedback">{lines}</ul>'
 
@@ -165,6 +166,19 @@ def _scorecards(episode: Episode) -> str:
     return "".join(parts) + _errors(episode.passes)
 
 
+def _stamina_facts(episode: Episode) -> list[tuple[str, str]]:
+    """Checkpoint interval, time to R >= 0.95 and the AUC, for an episode with a timed curve."""
+    interval = episode.config.checkpoint_interval_sec
+    facts = [("checkpoints every", minutes_label(interval))] if interval else []
+    if has_curve(episode):
+        reached = time_to_threshold_sec(episode)
+        facts += [
+            ("time to R >= 0.95", "never" if reached is None else minutes_label(reached)),
+            ("AUC (area under the reward curve / budget)", num(normalised_auc(episode))),
+        ]
+    return facts
+
+
 def episode_section(
     anchor: str, directory: Path | None, episode: Episode, trajectory_chars: int
 ) -> str:
@@ -183,13 +197,17 @@ def episode_section(
         ("feedback", str(config.feedback)),
         ("isolation", str(config.isolation)),
         ("best interim reward", num(episode.best_reward)),
+        *_stamina_facts(episode),
         ("minutes", f"{episode.timings.total_sec / 60:.1f}"),
         ("tokens", f"{episode.usage.total_tokens:,}"),
         ("cost", fmt.fmt_cost(episode.usage.cost_usd)),
     ]
     body = [
         '<table class="facts"><tbody>',
-        *(f'<tr><th class="l">{k}</th><td class="l">{escape(v)}</td></tr>' for k, v in facts),
+        *(
+            f'<tr><th class="l">{escape(k)}</th><td class="l">{escape(v)}</td></tr>'
+            for k, v in facts
+        ),
         "</tbody></table>",
     ]
     if episode.error:
