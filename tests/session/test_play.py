@@ -1,8 +1,9 @@
-"""`lhtb play` driven in tmux like a person: work, submit, feedback, the record."""
+"""`lhtb play` driven in tmux like a person: a real shell, submit inside and outside, the record."""
 
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -19,6 +20,7 @@ from .session_helpers import write_task
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 WAIT_SEC = 120.0  # far above the seconds each step takes on a loaded machine
+LHTB = f"{shlex.quote(sys.executable)} -c 'import sys; from lhtb.cli import main; main()'"
 
 
 class Pane:
@@ -26,7 +28,7 @@ class Pane:
 
     def __init__(self, command: str) -> None:
         self.server = f"lhtb-test-{uuid.uuid4().hex[:8]}"
-        self._tmux("new-session", "-d", "-s", "play", "-x", "220", "-y", "60", command)
+        self._tmux("new-session", "-d", "-s", "play", "-x", "200", "-y", "50", command)
 
     def _tmux(self, *args: str) -> str:
         done = subprocess.run(
@@ -38,17 +40,32 @@ class Pane:
         self._tmux("send-keys", "-t", "play", "-l", line)
         self._tmux("send-keys", "-t", "play", "Enter")
 
+    def key(self, name: str) -> None:
+        self._tmux("send-keys", "-t", "play", name)
+
+    def resize(self, cols: int, rows: int) -> None:
+        self._tmux("resize-window", "-t", "play", "-x", str(cols), "-y", str(rows))
+
     def screen(self) -> str:
-        return self._tmux("capture-pane", "-p", "-t", "play", "-S", "-200")
+        return self._tmux("capture-pane", "-p", "-J", "-t", "play", "-S", "-500")
+
+    def title(self) -> str:
+        return self._tmux("display-message", "-p", "-t", "play", "#{pane_title}").strip()
 
     def wait_for(self, text: str, *, count: int = 1) -> str:
+        return self._wait(lambda: self.screen().count(text) >= count, f"{text!r} ({count}x)")
+
+    def wait_for_title(self, pattern: str) -> str:
+        self._wait(lambda: re.search(pattern, self.title()) is not None, f"title {pattern!r}")
+        return self.title()
+
+    def _wait(self, condition: object, what: str) -> str:
         deadline = time.monotonic() + WAIT_SEC
         while time.monotonic() < deadline:
-            screen = self.screen()
-            if screen.count(text) >= count:
-                return screen
+            if callable(condition) and condition():
+                return self.screen()
             time.sleep(0.2)
-        pytest.fail(f"{text!r} never showed ({count}x); the screen:\n{self.screen()}")
+        pytest.fail(f"{what} never showed; title {self.title()!r}; the screen:\n{self.screen()}")
 
     def close(self) -> None:
         subprocess.run(["tmux", "-L", self.server, "kill-server"], check=False, capture_output=True)
@@ -63,35 +80,61 @@ def tmux() -> type[Pane]:
     return Pane
 
 
-def test_a_person_works_submits_and_is_recorded(
-    tmux: type[Pane], local_backend: object, tmp_path: Path
+def test_a_person_works_in_a_shell_submits_and_is_recorded(
+    tmux: type[Pane], backend_name: str, tmp_path: Path
 ) -> None:
     write_task(tmp_path / "task")
     out = tmp_path / "ep"
-    lhtb_cli = f"{shlex.quote(sys.executable)} -c 'import sys; from lhtb.cli import main; main()'"
+    tty_before, tty_after = tmp_path / "tty-before", tmp_path / "tty-after"
     command = (
-        f"env PYTHONPATH={shlex.quote(str(SRC))} {lhtb_cli} play {tmp_path / 'task'} "
-        f"--backend local --name alice --out {out}; echo PLAY-EXITED; sleep 600"
+        f"stty -g > {tty_before}; env PYTHONPATH={shlex.quote(str(SRC))} {LHTB} play "
+        f"{tmp_path / 'task'} --backend {backend_name} --name alice --out {out}; "
+        f"stty -g > {tty_after}; echo PLAY-EXITED; sleep 600"
     )
     pane = tmux(command)
     try:
-        pane.wait_for("| passes 0] $")
-        assert "Write 42 to /app/answer.txt." in pane.screen()
+        screen = pane.wait_for("[lhtb] ")  # the sandbox shell's prompt
+        assert "Write 42 to /app/answer.txt." in screen
+        assert "turn 1 |" in pane.wait_for_title(r"^lhtb \| task \| turn 1 \| \d\d:\d\d left")
+        socket_path = re.search(r"session: (\S+)", screen)
+        assert socket_path is not None
+
+        # A real shell: the window size, Ctrl-C, and state across commands.
+        pane.type("stty size | sed 's/ /x/'")
+        pane.wait_for("50x200")
+        pane.resize(120, 40)
+        pane.type("stty size | sed 's/ /x/'")
+        pane.wait_for("40x120")
+        pane.type("sleep 600")
+        pane.key("C-c")
+        pane.type("echo AFTER-$((6 * 7))")  # would wait out the sleep had Ctrl-C not reached it
+        pane.wait_for("AFTER-42")
         pane.type("cd /app")
-        pane.wait_for("| passes 0] /app$")
-        pane.type("echo 41 > answer.txt")
-        pane.wait_for("/app$", count=2)
-        pane.type("submit")
-        screen = pane.wait_for("| turn 2 |")
-        assert "rejected. Your work did not pass the hidden verification" in screen
-        assert "| passes 1] /app$" in screen
-        pane.type("echo 42 > answer.txt; cat answer.txt")
-        pane.wait_for("\n42\n")
-        pane.type("submit")
+        pane.type("export X=41")
+        pane.type('echo "$X" > answer.txt; lhtb submit; echo "SUBMITTED-$?"')
+        screen = pane.wait_for("SUBMITTED-1")
+        assert "[lhtb] rejected. Your work did not pass the hidden verification" in screen
+        pane.wait_for_title(r"turn 2 \| .* passes 1$")
+
+        # `lhtb submit SESSION` from another terminal: the shell is told too.
+        other = subprocess.run(
+            [sys.executable, "-c", "from lhtb.cli import main; main()", "submit", socket_path[1]],
+            env={**os.environ, "PYTHONPATH": str(SRC)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert (other.returncode, other.stdout[:9]) == (1, "rejected."), other.stderr
+        pane.wait_for("[lhtb] submitted from another terminal")
+        pane.wait_for_title(r"turn 3 \| .* passes 2$")
+
+        pane.type("export X=42")
+        pane.type('echo "$X" > answer.txt && lhtb submit')  # the cwd is still /app
         screen = pane.wait_for("PLAY-EXITED")
-        assert "the episode is over: solved (reward 1)" in screen
+        assert "[lhtb] the episode is over: solved (reward 1)" in screen
     finally:
         pane.close()
+    assert tty_after.read_text() == tty_before.read_text()  # the terminal is restored
     episode = lhtb.Episode.load(out / "episode.json")
     assert episode.config.agent == "human:alice"
-    assert (str(episode.outcome), [p.reward for p in episode.passes]) == ("solved", [0.0, 1.0])
+    assert (str(episode.outcome), [p.reward for p in episode.passes]) == ("solved", [0.0, 0.0, 1.0])

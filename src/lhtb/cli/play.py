@@ -30,10 +30,11 @@ def play(
     out_dir: Path | None,
     name: str | None,
 ) -> None:
-    """Work TASK yourself: a shell into its sandbox, timed and verified like an agent.
+    """Work TASK yourself: a shell in its sandbox, timed and verified like an agent.
 
-    Lines you type run in the sandbox; `submit` has your work verified (so does
-    `lhtb submit SESSION` from another terminal); the prompt shows the time left.
+    `lhtb submit` in that shell (or `lhtb submit SESSION` from another terminal)
+    has your work verified; the terminal's title shows the time left; leaving the
+    shell (exit, Ctrl-D, Ctrl-]) is a stop.
     """
     from lhtb.session.play import play_session  # noqa: PLC0415 - the episode machinery
 

@@ -17,7 +17,7 @@ from lhtb.episode import Episode, FeedbackMode
 from lhtb.errors import LhtbError
 from lhtb.loader import load_task
 from lhtb.sandbox.registry import available_backends
-from lhtb.session.client import SessionClient, resolve_session
+from lhtb.session.client import SessionClient, resolve_session, verdict_text
 from lhtb.session.core import Session
 from lhtb.task import Task
 
@@ -177,12 +177,3 @@ def submit(session: str | None) -> None:
         raise click.ClickException(str(exc)) from exc
     click.echo(verdict_text(verdict))
     sys.exit(0 if verdict["passed"] else 1)
-
-
-def verdict_text(verdict: dict[str, Any]) -> str:
-    """A submit answer for people."""
-    if verdict["final"]:
-        reward = verdict.get("reward")
-        shown = "no reward" if reward is None else f"reward {reward:g}"
-        return f"the episode is over: {verdict['outcome']} ({shown})"
-    return f"rejected. {verdict['feedback']}"

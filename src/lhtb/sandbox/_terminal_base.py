@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import abc
 import threading
+from collections.abc import Callable
 
 import anyio
 
@@ -58,6 +59,8 @@ class ScreenTerminal(Terminal):
         self._where = where
         self._eof = threading.Event()
         self._closed = False
+        self._tap: Callable[[bytes], None] | None = None
+        self._tap_lock = threading.Lock()
 
     @abc.abstractmethod
     def _read_chunk(self) -> bytes:
@@ -74,11 +77,31 @@ class ScreenTerminal(Terminal):
     def _read_loop(self) -> None:
         try:
             while chunk := self._read_chunk():
-                self._screen.feed(chunk)
+                with self._tap_lock:
+                    self._screen.feed(chunk)
+                    if self._tap is not None:
+                        self._tap(chunk)
         except (OSError, ValueError):
             pass  # the stream is gone: every holder of the other side has closed it
         finally:
-            self._eof.set()
+            with self._tap_lock:
+                self._eof.set()
+                if self._tap is not None:
+                    self._tap(b"")
+
+    def tap(self, callback: Callable[[bytes], None]) -> None:
+        """Also hand every output chunk to ``callback``, on the reader thread (``lhtb play``).
+
+        It first gets the output kept so far (:attr:`raw`), then each new chunk
+        as it is read, and ``b""`` once at the end of the stream: nothing twice,
+        nothing lost. A callback that blocks holds up the reading.
+        """
+        with self._tap_lock:
+            self._tap = callback
+            if kept := self._screen.raw():
+                callback(kept)
+            if self._eof.is_set():
+                callback(b"")
 
     @property
     def raw(self) -> bytes:

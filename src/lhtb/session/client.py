@@ -11,7 +11,13 @@ from typing import Any
 
 from lhtb.errors import LhtbError
 
-__all__ = ["SESSION_ENV", "SessionClient", "SessionRequestError", "resolve_session"]
+__all__ = [
+    "SESSION_ENV",
+    "SessionClient",
+    "SessionRequestError",
+    "resolve_session",
+    "verdict_text",
+]
 
 SESSION_ENV = "LHTB_SESSION"
 """Environment variable naming the session socket when a command is given none."""
@@ -101,3 +107,12 @@ class SessionClient:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def verdict_text(verdict: dict[str, Any]) -> str:
+    """A ``submit`` answer for people."""
+    if verdict["final"]:
+        reward = verdict.get("reward")
+        shown = "no reward" if reward is None else f"reward {reward:g}"
+        return f"the episode is over: {verdict['outcome']} ({shown})"
+    return f"rejected. {verdict['feedback']}"

@@ -92,6 +92,10 @@ class Session:
         self._changed.set()
         self._changed = anyio.Event()
 
+    async def changed(self) -> None:
+        """Wait for the next change: a turn opening or ending, an event, the end."""
+        await self._changed.wait()
+
     # -- the client's side ---------------------------------------------------------------
 
     async def handle(self, request: Request) -> dict[str, Any]:

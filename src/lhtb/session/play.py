@@ -1,43 +1,65 @@
-"""``lhtb play``: a person works a task through a command loop into the sandbox.
+"""``lhtb play``: a person works a task in a real shell inside the sandbox.
 
-Each line typed runs in the sandbox (``cd`` is remembered between lines);
-``submit`` stops and has the work verified; ``status`` and ``instruction``
-show what they say; ``exit`` (or end of input) is a stop too. The prompt is
-the status line: turn, remaining time, passes so far. The session's socket
-is served as well, so ``lhtb exec`` and ``lhtb submit`` work from any terminal.
+The shell runs on the sandbox's terminal (a PTY); the person's terminal is
+put in raw mode and relayed both ways, its size passed on (and again on
+``SIGWINCH``). The terminal's title is the status line (task, turn, time
+left, passes), which no full-screen program is disturbed by. ``lhtb submit``
+in the shell reaches the relay through a private escape sequence (see
+:mod:`lhtb.session._play_shell`); the session's socket is served too, so
+``lhtb submit SESSION`` and ``lhtb exec SESSION`` work from any terminal.
+Leaving the shell (``exit``, Ctrl-D, Ctrl-]) is a stop; the episode then
+goes on to its end as the rules say. The terminal is restored on every way out.
 """
 
 from __future__ import annotations
 
-import queue
-import shlex
+import contextlib
+import os
+import signal
+import termios
 import threading
-from collections.abc import Callable
+import tty
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectSendStream
+import anyio.abc
+import anyio.from_thread
+import anyio.lowlevel
 
-from lhtb.episode import Episode
+from lhtb.episode import Episode, TurnEnd
+from lhtb.errors import LhtbError, SandboxUnavailableError
+from lhtb.sandbox._terminal_base import ScreenTerminal
+from lhtb.session._play_output import OutputFilter, TerminalWriter
+from lhtb.session._play_shell import new_token, shell_command, shell_env
+from lhtb.session.client import verdict_text
 from lhtb.session.core import Session
 from lhtb.session.protocol import ProtocolError
 from lhtb.session.server import serve_session
 from lhtb.task import Task
 
-__all__ = ["play_session", "status_line"]
+__all__ = ["LEAVE_KEY", "play_session", "status_line"]
 
+LEAVE_KEY = b"\x1d"
+"""Ctrl-]: leave the shell (a stop), as in telnet."""
 HELP = (
-    "Type shell commands; they run in the task's sandbox. `submit` (or `lhtb submit`) has "
-    "your work verified; `status`, `instruction`, `exit`."
+    "You are in a shell inside the task's sandbox; the terminal's title shows the time left.\n"
+    "In the shell: `lhtb submit` has your work verified, `lhtb status`, `lhtb instruction`.\n"
+    "Leaving the shell (exit, Ctrl-D, Ctrl-]) is a stop. Keys typed while your work is "
+    "verified are dropped."
 )
+_TITLE_PUSH, _TITLE_POP = b"\x1b[22;2t", b"\x1b[23;2t"
 
 
 def status_line(status: dict[str, Any]) -> str:
-    """``[task | turn 2 | 12:03 left | passes 1]``."""
+    """``lhtb | task | turn 2 | 12:03 left | passes 1``."""
     left = status.get("remaining_sec")
     clock = "--:--" if left is None else f"{int(left) // 60:02d}:{int(left) % 60:02d}"
-    return f"[{status['task']} | turn {status['turn']} | {clock} left | passes {status['passes']}]"
+    return (
+        f"lhtb | {status['task']} | turn {status['turn']} | {clock} left | "
+        f"passes {status['passes']}"
+    )
 
 
 async def play_session(
@@ -46,9 +68,17 @@ async def play_session(
     person: str,
     show: Callable[[str], None],
     on_ready: Callable[[Path, Session], Any] | None = None,
+    stdin_fd: int = 0,
+    stdout_fd: int = 1,
     **episode_args: Any,
 ) -> Episode:
-    """Run one episode of ``task`` with a person at the terminal as its agent."""
+    """Run one episode of ``task`` with a person at the terminal as its agent.
+
+    Raises:
+        LhtbError: ``stdin_fd`` is not a terminal (before anything starts).
+    """
+    if not os.isatty(stdin_fd):
+        raise LhtbError("`lhtb play` needs a terminal", fix="run it in a terminal, not a pipe")
     session = Session(task.name, task.instruction)
     episodes: list[Episode] = []
     async with anyio.create_task_group() as group:
@@ -66,98 +96,199 @@ async def play_session(
             group.cancel_scope.cancel()
 
         group.start_soon(episode)
-        await _Loop(session, show).run()
+        hello = await session.call("hello", client="play")
+        show(hello["instruction"].rstrip() + "\n")
+        show(HELP + "\n")
+        if session.turn is not None:
+            await _Relay(session, stdin_fd, stdout_fd).run()
+        if session.episode is None:
+            show("you left the shell: that is a stop; your work is verified now")
+            try:
+                verdict = await session.submit()
+            except ProtocolError as exc:
+                show(f"lhtb: {exc.message}")
+            else:
+                show(verdict_text(verdict))
+                if not verdict["final"]:
+                    show("the episode goes on to its end by the rules (Ctrl-C abandons it)")
         await anyio.sleep_forever()  # the episode goes on to its end
     return episodes[0]
 
 
-class _Loop:
-    def __init__(self, session: Session, show: Callable[[str], None]) -> None:
+class _Relay:
+    """The person's terminal joined to the play shell until one of them ends."""
+
+    def __init__(self, session: Session, stdin_fd: int, stdout_fd: int) -> None:
         self.session = session
-        self.show = show
-        self.cwd: str | None = None
+        self.stdin_fd = stdin_fd
+        self.token = new_token()
+        self.filter = OutputFilter(self.token)
+        self.writer = TerminalWriter(stdout_fd)
+        self.submitting = False
+        self._seen = self._turn = 0
+        self._send, self._requests = anyio.create_memory_object_stream[str | None](64)
+        self._loop_token = anyio.lowlevel.current_token()
+        self._loop_thread = threading.get_ident()
 
     async def run(self) -> None:
-        hello = await self.session.call("hello", client="play")
-        self.show(hello["instruction"].rstrip() + "\n")
-        self.show(HELP)
-        lines = _Lines()
-        while self.session.episode is None:
-            status = self.session.status()
-            line = await lines.next(f"{status_line(status)} {self.cwd or ''}$ ")
-            if line is None or line.strip() in ("exit", "logout"):
-                self.show("stopping: your work is verified now")
-                await self._submit()
-                return
-            try:
-                await self._one(line.strip())
-            except ProtocolError as exc:
-                self.show(f"lhtb: {exc.code}: {exc.message}")
+        """Relay until the shell ends, the person leaves, or the episode ends."""
+        turn = self.session.turn
+        assert turn is not None
+        rows, cols = _size(self.writer.fd)
+        try:
+            terminal = await turn.sandbox.terminal(
+                shell_command(), rows=rows, cols=cols, env=shell_env(self.token)
+            )
+        except SandboxUnavailableError:
+            return  # the turn ended before the shell started
+        try:
+            if not isinstance(terminal, ScreenTerminal):
+                raise LhtbError("this sandbox backend's terminal cannot be relayed")
+            with _raw_mode(self.stdin_fd):
+                self.writer.inject(_TITLE_PUSH)
+                terminal.tap(self._on_output)
+                try:
+                    async with anyio.create_task_group() as group:
+                        group.start_soon(self._keys, terminal, group.cancel_scope)
+                        group.start_soon(self._signals, terminal, group.cancel_scope)
+                        group.start_soon(self._watch, group.cancel_scope)
+                        await self._serve_requests(terminal)
+                        group.cancel_scope.cancel()
+                finally:
+                    self.writer.inject(_TITLE_POP + b"\r\n", force=True)
+                    self.writer.close()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await terminal.close()
 
-    async def _one(self, line: str) -> None:
-        if not line:
+    # -- the shell's side (its output comes on the terminal's reader thread) -----------------
+
+    def _on_output(self, chunk: bytes) -> None:
+        data, requests = self.filter.feed(chunk)
+        self.writer.output(data)
+        for request in requests:
+            self._post(request)
+        if not chunk:
+            self._post(None)  # the shell ended
+
+    def _post(self, item: str | None) -> None:
+        if threading.get_ident() == self._loop_thread:
+            self._send.send_nowait(item)
             return
-        if line in ("submit", "lhtb submit"):
-            await self._submit()
-        elif line == "status":
-            self.show(str(self.session.status()))
-        elif line == "instruction":
-            self.show(self.session.instruction)
-        elif line == "cd" or line.startswith("cd "):
-            target = line[2:].strip() or "~"
-            where = f"cd {shlex.quote(self.cwd)} && " if self.cwd else ""
-            moved = await self.session.call("exec", cmd=f"{where}cd {target} && pwd")
-            if moved["exit_code"] == 0:
-                self.cwd = moved["stdout"].strip()
-            else:
-                self.show(moved["stderr"].rstrip())
-        else:
-            result = await self.session.call("exec", cmd=line, cwd=self.cwd)
-            for text in (result["stdout"], result["stderr"]):
-                if text:
-                    self.show(text.rstrip("\n"))
-            if result["exit_code"] != 0:
-                self.show(f"(exit {result['exit_code']})")
+        with contextlib.suppress(
+            anyio.RunFinishedError, anyio.WouldBlock, anyio.ClosedResourceError
+        ):
+            anyio.from_thread.run_sync(self._send.send_nowait, item, token=self._loop_token)
 
-    async def _submit(self) -> None:
-        verdict = await self.session.call("submit")
-        if verdict["final"]:
-            reward = verdict.get("reward")
-            shown = "no reward" if reward is None else f"reward {reward:g}"
-            self.show(f"the episode is over: {verdict['outcome']} ({shown})")
-        else:
-            self.show(f"rejected. {verdict['feedback']}")
+    async def _serve_requests(self, terminal: ScreenTerminal) -> None:
+        async with self._requests:
+            async for request in self._requests:
+                if request is None:
+                    return
+                code = await self._answer(request)
+                if self.session.episode is None:
+                    with contextlib.suppress(SandboxUnavailableError):
+                        await terminal.send(f"{code}\r")
 
+    async def _answer(self, request: str) -> int:
+        if request == "status":
+            self._say(status_line(self.session.status()))
+            return 0
+        if request == "instruction":
+            self._say(self.session.instruction.rstrip())
+            return 0
+        if request != "submit":
+            self._say(f"unknown request {request!r}")
+            return 2
+        self.submitting = True
+        try:
+            self._say("submitted: your work is being verified...")
+            verdict = await self.session.submit()
+        except ProtocolError as exc:
+            self._say(exc.message)
+            return 1
+        finally:
+            self.submitting = False
+            self._seen, self._turn = len(self.session.events), self.session.turns  # told here
+        self._say(verdict_text(verdict))
+        if not verdict["final"]:
+            self._say(status_line(self.session.status()))
+        return 0 if verdict["passed"] else 1
 
-class _Lines:
-    """Lines typed at the terminal, read on a daemon thread.
+    def _say(self, text: str) -> None:
+        lines = text.replace("\r\n", "\n").split("\n")
+        self.writer.inject(b"".join(f"\r\n[lhtb] {line}".encode() for line in lines) + b"\r\n")
 
-    A thread blocked in ``input()`` when the budget ends must not keep the
-    process alive, so it is not one of anyio's worker threads.
-    """
+    # -- the person's side -------------------------------------------------------------------
 
-    def __init__(self) -> None:
-        self._prompts: queue.Queue[tuple[str, MemoryObjectSendStream[str | None]]] = queue.Queue()
-        self._token = anyio.lowlevel.current_token()
-        threading.Thread(target=self._read, daemon=True, name="lhtb-play-input").start()
-
-    async def next(self, prompt: str) -> str | None:
-        """The next line, or ``None`` at the end of input."""
-        send, receive = anyio.create_memory_object_stream[str | None](1)
-        self._prompts.put((prompt, send))
-        async with receive:
-            return await receive.receive()
-
-    def _read(self) -> None:
+    async def _keys(self, terminal: ScreenTerminal, scope: anyio.CancelScope) -> None:
         while True:
-            prompt, send = self._prompts.get()
+            await anyio.wait_readable(self.stdin_fd)
             try:
-                line: str | None = input(prompt)
-            except EOFError:
-                line = None
-            try:
-                anyio.from_thread.run_sync(send.send_nowait, line, token=self._token)
-            except anyio.RunFinishedError:
+                data = os.read(self.stdin_fd, 4096)
+            except OSError:
+                data = b""
+            leave = not data or LEAVE_KEY in data
+            data = data.split(LEAVE_KEY)[0]
+            if data and self.session.turn is not None and not self.submitting:
+                with contextlib.suppress(SandboxUnavailableError):
+                    await terminal.send(data)
+            if leave:
+                scope.cancel()
                 return
-            if line is None:
-                return
+
+    async def _signals(self, terminal: ScreenTerminal, scope: anyio.CancelScope) -> None:
+        wanted = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP)
+        with anyio.open_signal_receiver(*wanted) as signals:
+            async for received in signals:
+                if received != signal.SIGWINCH:
+                    scope.cancel()  # the person's terminal or lhtb is going away: leave
+                    return
+                with contextlib.suppress(LhtbError):
+                    await terminal.resize(*_size(self.writer.fd))
+
+    async def _watch(self, scope: anyio.CancelScope) -> None:
+        """Keep the title current; tell what happened that the shell did not ask for."""
+        self._seen, self._turn = len(self.session.events), self.session.turns
+        title = ""
+        while self.session.episode is None:
+            events, self._seen = self.session.events[self._seen :], len(self.session.events)
+            if not self.submitting:
+                self._tell(events)
+            now = status_line(self.session.status())
+            if now != title:
+                title = now
+                self.writer.inject(b"\x1b]2;" + now.encode() + b"\x07")
+            with anyio.move_on_after(1.0):
+                await self.session.changed()
+        scope.cancel()
+
+    def _tell(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            if event["event"] != "agent_turn_finished":
+                continue
+            if event.get("end") == TurnEnd.DEADLINE:
+                self._say("time is up: your work is verified now")
+            else:
+                self._say("submitted from another terminal: your work is being verified...")
+        if self.session.turn is not None and self.session.turns > self._turn:
+            self._turn = self.session.turns
+            self._say(f"rejected. {self.session.feedback}")
+
+
+def _size(fd: int) -> tuple[int, int]:
+    try:
+        size = os.get_terminal_size(fd)
+    except OSError:
+        return 24, 80
+    return max(size.lines, 1), max(size.columns, 1)
+
+
+@contextlib.contextmanager
+def _raw_mode(fd: int) -> Iterator[None]:
+    saved = termios.tcgetattr(fd)
+    try:
+        tty.setraw(fd)
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSADRAIN, saved)
