@@ -37,16 +37,11 @@ def result(answer: Any) -> dict[str, Any]:
     return data
 
 
-@pytest.mark.parametrize("backend", [pytest.param("docker", marks=pytest.mark.docker), "local"])
-async def test_an_mcp_client_is_rejected_then_solves(
-    backend: str, tmp_path: Path, request: pytest.FixtureRequest
-) -> None:
-    if backend == "local":
-        request.getfixturevalue("local_backend")
+async def test_an_mcp_client_is_rejected_then_solves(backend_name: str, tmp_path: Path) -> None:
     write_task(tmp_path / "task")
     out = tmp_path / "ep"
     async with (
-        stdio_client(server(tmp_path / "task", out, backend)) as (read, write),
+        stdio_client(server(tmp_path / "task", out, backend_name)) as (read, write),
         ClientSession(read, write) as session,
     ):
         await session.initialize()
@@ -72,12 +67,12 @@ async def test_an_mcp_client_is_rejected_then_solves(
 
 
 async def test_an_mcp_client_that_leaves_mid_turn_has_stopped(
-    local_backend: object, tmp_path: Path
+    backend_name: str, tmp_path: Path
 ) -> None:
     write_task(tmp_path / "task")
     out = tmp_path / "ep"
     async with (
-        stdio_client(server(tmp_path / "task", out, "local", "--name", "leaver")) as (r, w),
+        stdio_client(server(tmp_path / "task", out, backend_name, "--name", "leaver")) as (r, w),
         ClientSession(r, w) as session,
     ):
         await session.initialize()
@@ -87,3 +82,29 @@ async def test_an_mcp_client_that_leaves_mid_turn_has_stopped(
     assert episode.finished
     assert [t.end for t in episode.turns] == [TurnEnd.RETURNED]  # not the 120 s deadline
     assert (str(episode.outcome), episode.config.agent) == ("solved", "leaver")
+
+
+async def test_an_idle_mcp_client_is_cut_off_at_the_budget(
+    backend_name: str, tmp_path: Path
+) -> None:
+    write_task(tmp_path / "task")
+    out = tmp_path / "ep"
+    async with (
+        stdio_client(server(tmp_path / "task", out, backend_name, "--budget", "4")) as (r, w),
+        ClientSession(r, w) as session,
+    ):
+        await session.initialize()
+        assert result(await session.call_tool("hello", {}))["in_turn"] is True
+        waited = await session.call_tool("exec", {"cmd": "sleep 600", "timeout": 900})
+        # cut off at the budget, not after the 900 s asked for: the command times out at
+        # the deadline, or the turn ends under it first (whichever the backend sees first)
+        assert (not waited.is_error and result(waited)["timed_out"]) or (
+            "not_in_turn" in waited.content[0].text
+        ), waited.content
+        refused = await session.call_tool("exec", {"cmd": "true"})
+        assert refused.is_error
+        assert "not_in_turn" in refused.content[0].text
+    episode = lhtb.Episode.load(out / "episode.json")
+    assert [t.end for t in episode.turns] == [TurnEnd.DEADLINE]
+    assert str(episode.outcome) == "unsolved"
+    assert episode.passes[-1].final

@@ -105,7 +105,8 @@ def test_a_person_works_in_a_shell_submits_and_is_recorded(
         pane.resize(120, 40)
         pane.type("stty size | sed 's/ /x/'")
         pane.wait_for("40x120")
-        pane.type("sleep 600")
+        pane.type("sh -c 'echo SLEEPING-$((6 * 7)); exec sleep 600'")
+        pane.wait_for("SLEEPING-42")  # the foreground job is running: Ctrl-C is for it
         pane.key("C-c")
         pane.type("echo AFTER-$((6 * 7))")  # would wait out the sleep had Ctrl-C not reached it
         pane.wait_for("AFTER-42")
