@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import lhtb
+from lhtb.episode import TurnEnd
 
 from .session_helpers import write_task
 
@@ -139,3 +140,35 @@ def test_a_person_works_in_a_shell_submits_and_is_recorded(
     episode = lhtb.Episode.load(out / "episode.json")
     assert episode.config.agent == "human:alice"
     assert (str(episode.outcome), [p.reward for p in episode.passes]) == ("solved", [0.0, 0.0, 1.0])
+
+
+@pytest.mark.parametrize("ending", ["budget", "leave-key"])
+def test_the_terminal_is_restored_when_the_budget_ends_or_the_person_leaves(
+    tmux: type[Pane], local_backend: object, tmp_path: Path, ending: str
+) -> None:
+    write_task(tmp_path / "task")
+    out = tmp_path / "ep"
+    tty_before, tty_after = tmp_path / "tty-before", tmp_path / "tty-after"
+    command = (
+        f"stty -g > {tty_before}; env PYTHONPATH={shlex.quote(str(SRC))} {LHTB} play "
+        f"{tmp_path / 'task'} --backend local --budget 10 --out {out}; "
+        f"stty -g > {tty_after}; echo PLAY-EXITED; sleep 600"
+    )
+    pane = tmux(command)
+    try:
+        pane.wait_for_title(r"^lhtb \| task \| turn 1 ")  # the relay is up
+        if ending == "leave-key":
+            pane.key("C-]")
+            pane.wait_for("you left the shell: that is a stop")
+        screen = pane.wait_for("PLAY-EXITED")
+    finally:
+        pane.close()
+    assert "episode unsolved" in screen
+    assert tty_after.read_text() == tty_before.read_text()
+    episode = lhtb.Episode.load(out / "episode.json")
+    if ending == "budget":
+        assert "[lhtb] time is up: your work is verified now" in screen
+        assert [t.end for t in episode.turns] == [TurnEnd.DEADLINE]
+    else:
+        assert "the episode goes on to its end by the rules" in screen
+        assert [t.end for t in episode.turns] == [TurnEnd.RETURNED, TurnEnd.DEADLINE]
