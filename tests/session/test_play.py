@@ -103,8 +103,12 @@ def test_a_person_works_in_a_shell_submits_and_is_recorded(
         # A real shell: the window size, Ctrl-C, and state across commands.
         pane.type("stty size | sed 's/ /x/'")
         pane.wait_for("50x200")
+        pane.type(  # a program waiting for SIGWINCH, which shows the new size
+            """sh -c 'trap "stty size | tr \\" \\" x; kill \\$!; exit" WINCH; """
+            """sleep 600 & echo RESIZE-WAIT-$((6 * 7)); wait'"""
+        )
+        pane.wait_for("RESIZE-WAIT-42")
         pane.resize(120, 40)
-        pane.type("stty size | sed 's/ /x/'")
         pane.wait_for("40x120")
         pane.type("sh -c 'echo SLEEPING-$((6 * 7)); exec sleep 600'")
         pane.wait_for("SLEEPING-42")  # the foreground job is running: Ctrl-C is for it
