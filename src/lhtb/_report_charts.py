@@ -49,6 +49,12 @@ def _cost_unknown(episodes: Sequence[Episode]) -> dict[str, tuple[int, int]]:
     return {key: (unknown, total) for key, (unknown, total) in counts.items()}
 
 
+def _dollars(value: float) -> str:
+    """``$0.25``, ``$0.125``, ``$1,200.00``: cents, or as many digits as a tick needs."""
+    text = f"{value:,.4f}".rstrip("0")
+    return f"${text}" if len(text.split(".")[1]) > 2 else f"${value:,.2f}"
+
+
 def _free_spot(
     x: float,
     y: float,
@@ -117,7 +123,7 @@ def scatter(rows: Sequence[LeaderboardRow], episodes: Sequence[Episode]) -> str:
             f'<line class="axis" x1="{x:.1f}" x2="{x:.1f}" y1="{height - _BOTTOM}" '
             f'y2="{height - _BOTTOM + 4}"/>'
             f'<text x="{x:.1f}" y="{height - _BOTTOM + 18}" text-anchor="middle">'
-            f"${top * i / 4:.2f}</text>"
+            f"{_dollars(top * i / 4)}</text>"
         )
     parts.append(
         f'<line class="axis" x1="{plot_left}" x2="{plot_left}" y1="{_TOP}" '
