@@ -155,7 +155,7 @@ def test_the_terminal_is_restored_when_the_budget_ends_or_the_person_leaves(
     tty_before, tty_after = tmp_path / "tty-before", tmp_path / "tty-after"
     command = (
         f"stty -g > {tty_before}; env PYTHONPATH={shlex.quote(str(SRC))} {LHTB} play "
-        f"{tmp_path / 'task'} --backend local --budget 10 --out {out}; "
+        f"{tmp_path / 'task'} --backend local --budget 6 --out {out}; "
         f"stty -g > {tty_after}; echo PLAY-EXITED; sleep 600"
     )
     pane = tmux(command)

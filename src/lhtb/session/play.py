@@ -97,9 +97,9 @@ async def play_session(
 
         group.start_soon(episode)
         hello = await session.call("hello", client="play")
-        show(hello["instruction"].rstrip() + "\n")
-        show(HELP + "\n")
-        if session.turn is not None:
+        if session.turn is not None:  # else the episode could not start: its record says why
+            show(hello["instruction"].rstrip() + "\n")
+            show(HELP + "\n")
             await _Relay(session, stdin_fd, stdout_fd).run()
         if session.episode is None:
             show("you left the shell: that is a stop; your work is verified now")
@@ -172,13 +172,16 @@ class _Relay:
             self._post(None)  # the shell ended
 
     def _post(self, item: str | None) -> None:
-        if threading.get_ident() == self._loop_thread:
-            self._send.send_nowait(item)
-            return
         with contextlib.suppress(
-            anyio.RunFinishedError, anyio.WouldBlock, anyio.ClosedResourceError
+            anyio.RunFinishedError,
+            anyio.WouldBlock,
+            anyio.BrokenResourceError,  # the relay has ended
+            anyio.ClosedResourceError,
         ):
-            anyio.from_thread.run_sync(self._send.send_nowait, item, token=self._loop_token)
+            if threading.get_ident() == self._loop_thread:
+                self._send.send_nowait(item)
+            else:
+                anyio.from_thread.run_sync(self._send.send_nowait, item, token=self._loop_token)
 
     async def _serve_requests(self, terminal: ScreenTerminal) -> None:
         async with self._requests:
