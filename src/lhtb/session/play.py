@@ -97,12 +97,14 @@ async def play_session(
 
         group.start_soon(episode)
         hello = await session.call("hello", client="play")
+        relay = _Relay(session, stdin_fd, stdout_fd)
         if session.turn is not None:  # else the episode could not start: its record says why
             show(hello["instruction"].rstrip() + "\n")
             show(HELP + "\n")
-            await _Relay(session, stdin_fd, stdout_fd).run()
+            await relay.run()
         if session.episode is None:
-            show("you left the shell: that is a stop; your work is verified now")
+            how = "the shell ended" if relay.shell_ended else "you left the shell"
+            show(f"{how}: that is a stop; your work is verified now")
             try:
                 verdict = await session.submit()
             except ProtocolError as exc:
@@ -125,6 +127,7 @@ class _Relay:
         self.filter = OutputFilter(self.token)
         self.writer = TerminalWriter(stdout_fd)
         self.submitting = False
+        self.shell_ended = False
         self._seen = self._turn = 0
         self._send, self._requests = anyio.create_memory_object_stream[str | None](64)
         self._loop_token = anyio.lowlevel.current_token()
@@ -187,6 +190,7 @@ class _Relay:
         async with self._requests:
             async for request in self._requests:
                 if request is None:
+                    self.shell_ended = True
                     return
                 code = await self._answer(request)
                 if self.session.episode is None:
