@@ -60,11 +60,13 @@ def test_injected_bytes_wait_for_the_output_to_be_at_rest() -> None:
         writer = TerminalWriter(write)
         writer.output(b"\x1b[3")
         writer.inject(b"<lhtb>")
+        writer.title("old")
+        writer.title("new")
         writer.output(b"1m")
         writer.inject(b"<now>")
         writer.close()
         writer.output(b"after close")
-        assert os.read(read, 100) == b"\x1b[31m<lhtb><now>"
+        assert os.read(read, 100) == b"\x1b[31m<lhtb>\x1b]2;new\x07<now>"
     finally:
         os.close(read)
         os.close(write)

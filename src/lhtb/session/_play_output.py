@@ -83,9 +83,9 @@ def _partial_prefix(data: bytes) -> int:
 class TerminalWriter:
     """Writes to the person's terminal from the reader thread and the event loop.
 
-    :meth:`output` is the program's output; :meth:`inject` is lhtb's own
-    (messages, the title), written at once when the output is at rest, else
-    right after the next chunk that leaves it at rest.
+    :meth:`output` is the program's output; :meth:`inject` and :meth:`title`
+    are lhtb's own, written at once when the output is at rest, else right
+    after the next chunk that leaves it at rest (only the newest title waits).
     """
 
     def __init__(self, fd: int) -> None:
@@ -94,6 +94,7 @@ class TerminalWriter:
         self._rest = True
         self._closed = False
         self._deferred: list[bytes] = []
+        self._title = b""
 
     def output(self, data: bytes) -> None:
         """The program's output (reader thread)."""
@@ -101,18 +102,28 @@ class TerminalWriter:
             if data:
                 self._write(data)
                 self._rest = at_rest(data)
-            if self._rest and self._deferred:
-                self._write(b"".join(self._deferred))
-                self._deferred.clear()
+            if self._rest:
+                self._flush()
 
     def inject(self, data: bytes, *, force: bool = False) -> None:
         """lhtb's own bytes, kept from splitting the program's (``force``: write now)."""
         with self._lock:
+            self._deferred.append(data)
             if self._rest or force:
-                self._write(b"".join([*self._deferred, data]))
-                self._deferred.clear()
-            else:
-                self._deferred.append(data)
+                self._flush()
+
+    def title(self, text: str) -> None:
+        """Set the terminal's title (OSC 2) to ``text``."""
+        with self._lock:
+            self._title = b"\x1b]2;" + text.encode() + b"\x07"
+            if self._rest:
+                self._flush()
+
+    def _flush(self) -> None:
+        if self._deferred or self._title:
+            self._write(b"".join([*self._deferred, self._title]))
+            self._deferred.clear()
+            self._title = b""
 
     def close(self) -> None:
         """Write nothing more (the relay has ended; the terminal is the person's again)."""

@@ -81,6 +81,7 @@ async def play_session(
         raise LhtbError("`lhtb play` needs a terminal", fix="run it in a terminal, not a pipe")
     session = Session(task.name, task.instruction)
     episodes: list[Episode] = []
+    done = anyio.Event()
     async with anyio.create_task_group() as group:
 
         async def episode() -> None:
@@ -93,7 +94,7 @@ async def play_session(
                     **episode_args,
                 )
             )
-            group.cancel_scope.cancel()
+            done.set()
 
         group.start_soon(episode)
         hello = await session.call("hello", client="play")
@@ -113,7 +114,7 @@ async def play_session(
                 show(verdict_text(verdict))
                 if not verdict["final"]:
                     show("the episode goes on to its end by the rules (Ctrl-C abandons it)")
-        await anyio.sleep_forever()  # the episode goes on to its end
+        await done.wait()  # the episode goes on to its end
     return episodes[0]
 
 
@@ -193,9 +194,10 @@ class _Relay:
                     self.shell_ended = True
                     return
                 code = await self._answer(request)
-                if self.session.episode is None:
-                    with contextlib.suppress(SandboxUnavailableError):
-                        await terminal.send(f"{code}\r")
+                if self.session.episode is not None:
+                    return  # the verdict was final
+                with contextlib.suppress(SandboxUnavailableError):
+                    await terminal.send(f"{code}\r")
 
     async def _answer(self, request: str) -> int:
         if request == "status":
@@ -265,10 +267,11 @@ class _Relay:
             now = status_line(self.session.status())
             if now != title:
                 title = now
-                self.writer.inject(b"\x1b]2;" + now.encode() + b"\x07")
+                self.writer.title(now)
             with anyio.move_on_after(1.0):
                 await self.session.changed()
-        scope.cancel()
+        if not self.submitting:  # else the request server ends once it has shown the verdict
+            scope.cancel()
 
     def _tell(self, events: list[dict[str, Any]]) -> None:
         for event in events:
