@@ -168,6 +168,18 @@ CASES = [
     ),
     Case("live-not-bool", "verifier.live", 4, ("live = true or live = false",)),
     Case(
+        "checkpoint-interval-zero",
+        "verifier.checkpoint_interval_sec",
+        4,
+        ("must be > 0, got 0",),
+    ),
+    Case(
+        "checkpoint-with-live",
+        "verifier.checkpoint_interval_sec",
+        6,
+        ("checkpoints grade a still capture", "Drop `checkpoint_interval_sec`"),
+    ),
+    Case(
         "separate-without-artifacts",
         "verifier.environment_mode",
         9,
@@ -287,6 +299,11 @@ def test_skeleton_with_a_minimal_task_toml_loads(tmp_path: Path) -> None:
     (task_dir / "task.toml").write_text('schema_version = "1.1"\n')
     task = lhtb.load_task(task_dir)
     assert task.name == "minimal"
+    assert task.verifier.checkpoint_interval_sec is None
+    (task_dir / "task.toml").write_text(
+        'schema_version = "1.1"\n[verifier]\ncheckpoint_interval_sec = 600\n'
+    )
+    assert lhtb.load_task(task_dir).verifier.checkpoint_interval_sec == 600
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)

@@ -77,6 +77,8 @@ def failure_record(
             model=job.agent.model,
             category=task.category,
             seed=options.get("seed"),
+            checkpoint_interval_sec=options.get("checkpoint_interval_sec")
+            or task.verifier.checkpoint_interval_sec,
         ),
         outcome=outcome,
         started_at=now,

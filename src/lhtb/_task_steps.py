@@ -74,8 +74,8 @@ def check_step_task(
     """Refuse task settings lhtb cannot combine with steps.
 
     Raises:
-        UnsupportedFeatureError: the task continues until timeout or does not verify
-            in the agent's sandbox.
+        UnsupportedFeatureError: the task continues until timeout, does not verify
+            in the agent's sandbox, or asks for checkpoint grading.
     """
     for index, step in enumerate(steps):
         if step.agent_user is not None and step.agent_user != agent.user:
@@ -85,6 +85,8 @@ def check_step_task(
         _unsupported(root, "steps", "multi-step tasks that continue until timeout")
     if verifier.isolation is not IsolationMode.SHARED:
         _unsupported(root, "steps", f'multi-step tasks with isolation "{verifier.isolation}"')
+    if verifier.checkpoint_interval_sec is not None:
+        _unsupported(root, "steps", "checkpoint grading of multi-step tasks")
 
 
 def _min_reward(entry: Section) -> float | None:

@@ -71,6 +71,7 @@ VERIFIER_KEYS = frozenset(
         "max_passes",
         "subtasks",
         "live",
+        "checkpoint_interval_sec",
     }
 )
 SUBTASK_KEYS = frozenset({"name", "weight", "visibility", "description"})
@@ -294,12 +295,22 @@ def _verifier(
         "pass_threshold": section.number("pass_threshold", None, maximum=1.0),
         "max_passes": section.integer("max_passes", None, minimum=1),
         "subtasks": _subtasks(section),
+        "checkpoint_interval_sec": section.number(
+            "checkpoint_interval_sec", None, unit=" of seconds"
+        ),
     }
     environment = section.table("environment", ENVIRONMENT_KEYS)
     if environment is not None:
         kwargs["environment"] = parse_environment(environment)
     kwargs["isolation"] = _isolation(section, artifacts, check_artifacts=check_artifacts)
     kwargs["live"] = _live(section, kwargs["isolation"], agent)
+    if kwargs["live"] and kwargs["checkpoint_interval_sec"] is not None:
+        section.fail(
+            "checkpoint_interval_sec",
+            "checkpoints grade a still capture of the agent's state, but `verifier.live = true` "
+            "says the tests need the agent's running processes",
+            "Drop `checkpoint_interval_sec`, or drop `live` if the tests only read files",
+        )
     return VerifierConfig(**{key: value for key, value in kwargs.items() if value is not None})
 
 

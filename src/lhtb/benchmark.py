@@ -108,6 +108,7 @@ _EPISODE_DEFAULTS: dict[str, Any] = {
     "min_pass_interval_sec": 0.0,
     "verifier_time_counts": True,
     "seed": None,
+    "checkpoint_interval_sec": None,
 }
 
 
@@ -131,6 +132,7 @@ def _run_config(
         "min_pass_interval_sec": options["min_pass_interval_sec"],
         "verifier_time_counts": options["verifier_time_counts"],
         "seed": options["seed"],
+        "checkpoint_interval_sec": options["checkpoint_interval_sec"],
     }
     return {
         "tasks": {task.name: task.checksum for task in tasks},
@@ -250,6 +252,7 @@ async def run_benchmark(
     handle_signals: bool = True,
     executor: EpisodeExecutor | None = None,
     seed: int | None = None,
+    checkpoint_interval_sec: float | None = None,
 ) -> BenchmarkResult:
     """Run every agent on every task ``attempts`` times, into ``output_dir``.
 
@@ -257,7 +260,8 @@ async def run_benchmark(
     class, a maker ``(task) -> agent or factory``, a :class:`BenchmarkAgent`,
     a list of those, or a mapping ``{name: spec or maker}``. Per-episode
     settings (``budget``, ``feedback`` (default ``$LHTB_VERIFIER_FEEDBACK``,
-    else binary), ``max_passes``, ``min_pass_interval_sec``, ...) are those of
+    else binary), ``max_passes``, ``min_pass_interval_sec``,
+    ``checkpoint_interval_sec``, ...) are those of
     :func:`lhtb.run_episode`. ``progress`` is ``"auto"`` (a live display on a
     terminal, plain lines in a notebook or a log), ``"rich"``, ``"lines"``,
     ``"quiet"`` (``key=value`` log lines), ``"none"``/None, or a
@@ -302,6 +306,7 @@ async def run_benchmark(
         "min_pass_interval_sec": min_pass_interval_sec,
         "verifier_time_counts": verifier_time_counts,
         "seed": seed,
+        "checkpoint_interval_sec": checkpoint_interval_sec,
     }
     runner = executor or InProcessExecutor()
     root = Path(output_dir)

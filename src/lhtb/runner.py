@@ -1,7 +1,9 @@
 """``run_episode``: the continue-until-timeout state machine.
 
 PROVISION -> AGENT_TURN -> VERIFY -> (solved: DONE | rejected with time left:
-AGENT_TURN with feedback | otherwise: DONE). At the deadline the agent is
+AGENT_TURN with feedback | otherwise: DONE). With a checkpoint interval, hidden
+checkpoints (:mod:`lhtb._checkpoints`) grade the agent's state on schedule
+during its turns, never during a pass. At the deadline the agent is
 cancelled, its processes frozen, and a final verification decides. Teardown
 always runs, shielded from cancellation. The record (``episode.json``) and the
 event log (``events.jsonl``) are written as the episode goes.
@@ -22,10 +24,11 @@ Hardening against agents (see ``docs/security.md``):
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
 import uuid
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -35,6 +38,7 @@ import attrs
 
 from lhtb._agent_forms import AgentRecipe, agent_model, normalise_agent
 from lhtb._blocking import run_blocking
+from lhtb._checkpoints import Checkpointer, checkpoint_interval
 from lhtb._events import EventLog
 from lhtb._failures import classify
 from lhtb._multi_step import run_steps
@@ -44,6 +48,7 @@ from lhtb._solution import stage_solution, uses_solution
 from lhtb._turn_gate import GatedSandbox
 from lhtb.agent import Agent, AgentLike, Turn
 from lhtb.episode import (
+    Checkpoint,
     Episode,
     EpisodeConfig,
     FeedbackMode,
@@ -109,6 +114,8 @@ class _Episode:
     steps: list[StepRecord] = attrs.field(factory=list)
     step_reward: float | None = None
     """A multi-step episode's reward (the task's rule over its steps)."""
+    checkpoints: list[Checkpoint] = attrs.field(factory=list)
+    checkpoints_skipped: int = 0
 
     def record(self) -> Episode:
         rewards = [p.reward for p in self.passes if p.reward is not None]
@@ -138,6 +145,8 @@ class _Episode:
             error_detail=self.error_detail,
             can_retry=self.can_retry,
             steps=tuple(self.steps),
+            checkpoints=tuple(sorted(self.checkpoints, key=lambda c: c.number)),
+            checkpoints_skipped=self.checkpoints_skipped,
         )
 
     def save(self) -> Episode:
@@ -165,6 +174,7 @@ async def run_episode(
     seed: int | None = None,
     progress: ProgressArg = None,
     keep_inputs_bytes: int = DEFAULT_KEEP_INPUTS_BYTES,
+    checkpoint_interval_sec: float | None = None,
 ) -> Episode:
     """Run ``agent`` on ``task`` to the end and return the episode record.
 
@@ -191,6 +201,13 @@ async def run_episode(
     verification's inputs are kept in ``output_dir/final-inputs/`` up to
     ``keep_inputs_bytes`` (default 256 MiB; over it the record says so).
 
+    ``checkpoint_interval_sec`` (default: the task's ``[verifier]`` setting,
+    else none) grades the agent's state in secret every that many seconds of
+    its budget while it works: the sandbox is frozen only to capture the state,
+    which is graded in its own verifier sandbox in the background with the
+    episode's seed. The agent is told nothing; ``episode.checkpoints`` records
+    each one (see :mod:`lhtb.stamina` for the metrics they feed).
+
     Failures end the episode with an outcome rather than an exception: an agent
     that cannot be made or raises is ``agent_error``, a sandbox or daemon
     failure ``infra_error``, a bug in lhtb ``harness_error`` (its traceback in
@@ -199,7 +216,8 @@ async def run_episode(
     Raises:
         AgentLoadError: ``agent`` is none of the accepted forms, its constructor
             needs arguments, or it is an instance in ``restart`` mode.
-        LhtbError: bad settings (no budget, unknown feedback or backend).
+        LhtbError: bad settings (no budget, unknown feedback or backend, a
+            checkpoint interval that is not positive or that the task cannot use).
     """
     _require_asyncio()
     if min_pass_interval_sec < 0 or keep_inputs_bytes < 0:
@@ -219,6 +237,7 @@ async def run_episode(
             f"task {task.name!r} has no positive time budget",
             fix="set [agent].timeout_sec in task.toml or pass budget=...",
         )
+    interval = checkpoint_interval(task, checkpoint_interval_sec)
     grading_seed = random_seed() if seed is None else check_seed(seed, where="run_episode(seed=)")
     episode_id = uuid.uuid4().hex[:12]
     directory = Path(output_dir or Path("runs") / f"{task.name.replace('/', '__')}-{episode_id}")
@@ -253,6 +272,7 @@ async def run_episode(
         seed=grading_seed,
         task_path=str(task.path.resolve()) if task.path is not None else None,
         live_verification=verifies_live(task, continue_until_timeout=resumes),
+        checkpoint_interval_sec=interval,
     )
     shown = EpisodeProgress(progress, f"{task.name} / {config.agent}")
 
@@ -352,6 +372,7 @@ class _Runner:
     built: int = 0
     solution_dir: Path | None = None
     """What ``uses_solution`` agents get at ``/solution`` (the current step's, if it has one)."""
+    checkpointer: Checkpointer | None = None
 
     def __attrs_post_init__(self) -> None:
         self.solution_dir = self.task.solution_dir
@@ -453,10 +474,16 @@ class _Runner:
         if self.task.steps:
             await run_steps(self, verifier)
             return
+        budget = self.state.config.budget_sec
+        assert budget is not None
+        self.deadline = anyio.current_time() + budget
+        async with self._checkpoints(verifier):
+            await self._turns(verifier)
+
+    async def _turns(self, verifier: Verifier) -> None:
+        """Turns and passes until the episode's outcome is decided."""
         state, config = self.state, self.state.config
         assert self.sandbox is not None
-        assert config.budget_sec is not None
-        self.deadline = anyio.current_time() + config.budget_sec
         feedback: str | None = None
         number = 0
         while True:
@@ -470,7 +497,8 @@ class _Runner:
             elapsed = self._elapsed()
             state.events.emit("verifier_pass_started", pass_no=number, final=final)
             try:
-                result = await verifier.run_pass(self.sandbox, number, final=final)
+                async with self._exclusive():
+                    result = await verifier.run_pass(self.sandbox, number, final=final)
                 result = attrs.evolve(result, elapsed_sec=elapsed)
             except SandboxError as exc:
                 if await self._sandbox_alive():
@@ -508,6 +536,39 @@ class _Runner:
                 scorecard=result.scorecard,
             )
             state.save()
+
+    @contextlib.asynccontextmanager
+    async def _checkpoints(self, verifier: Verifier) -> AsyncIterator[None]:
+        """Take the episode's hidden checkpoints (if it has an interval) during the block."""
+        interval = self.state.config.checkpoint_interval_sec
+        if interval is None:
+            yield
+            return
+        assert self.sandbox is not None
+        assert self.view is not None
+        assert self.state.config.budget_sec is not None
+        self.checkpointer = Checkpointer(
+            verifier=attrs.evolve(verifier),
+            sandbox=self.sandbox,
+            gate=self.view,
+            interval_sec=interval,
+            budget_sec=self.state.config.budget_sec,
+            elapsed=self._elapsed,
+            events=self.state.events,
+            checkpoints=self.state.checkpoints,
+        )
+        try:
+            async with self.checkpointer.running():
+                yield
+        finally:
+            self.state.checkpoints_skipped = self.checkpointer.skipped
+            self.state.save()
+
+    def _exclusive(self) -> contextlib.AbstractAsyncContextManager[None]:
+        """No capture during the block (a verifier pass freezes and thaws itself)."""
+        if self.checkpointer is None:
+            return contextlib.nullcontext()
+        return self.checkpointer.exclusive()
 
     async def _space_passes(self) -> None:
         """Wait out ``min_pass_interval_sec`` since the last interim pass (within the budget)."""

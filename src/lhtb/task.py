@@ -84,6 +84,11 @@ def _passes(instance: object, attribute: attrs.Attribute[Any], value: int | None
         raise ValueError(f"{attribute.name} must be >= 1 or None, got {value!r}")
 
 
+def _interval(instance: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    if value is not None and (isinstance(value, bool) or not 0 < value < float("inf")):
+        raise ValueError(f"{attribute.name} must be a positive number of seconds, got {value!r}")
+
+
 @attrs.frozen
 class Artifact:
     """A path in the agent sandbox handed to the verifier (``separate`` isolation)."""
@@ -176,6 +181,8 @@ class VerifierConfig:
     live: bool | None = None
     """Whether the agent's processes keep running while the tests run (``None``: the
     default, see :func:`verifies_live`)."""
+    checkpoint_interval_sec: float | None = attrs.field(default=None, validator=_interval)
+    """Grade the agent's state in secret every this many budget seconds (``None``: never)."""
 
 
 @attrs.frozen

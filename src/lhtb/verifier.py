@@ -58,6 +58,7 @@ from lhtb.verifier_kit import KIT_PATH
 __all__ = [
     "DEFAULT_KEEP_INPUTS_BYTES",
     "INPUTS_DIR",
+    "Capture",
     "Verifier",
     "confine",
     "kept_archives",
@@ -101,6 +102,20 @@ DEFAULT_KEEP_INPUTS_BYTES = 256 * 1024**2
 
 _Result = tuple[PassOutcome, Scorecard | None, str | None, float | None]
 """Outcome, scorecard, error, and a reward when there is no scorecard (a refusal scores 0)."""
+
+
+@attrs.frozen
+class Capture:
+    """A state taken from a frozen sandbox, to grade after it thaws (see :meth:`Verifier.capture`).
+
+    ``archives``: the artifact archives (``separate``); ``snapshot``: the whole
+    filesystem (``snapshot``, ``shared``), released once graded; ``refused``: why
+    neither could be taken (the grading then scores 0 with that reason).
+    """
+
+    archives: tuple[bytes, ...] | None = None
+    snapshot: SandboxSpec | None = None
+    refused: str | None = None
 
 
 def _grading_seed(seed: int | None) -> int:
@@ -227,6 +242,41 @@ class Verifier:
         result = await self._in_pristine_sandbox(list(archives), log_dir)
         return self._record(result, 0, started_at, clock, log_dir, final=True)
 
+    async def capture(self, sandbox: ManagedSandbox) -> Capture:
+        """Take what grading needs from ``sandbox``, which the caller has frozen.
+
+        ``separate``: the declared artifacts, exported and confined as a pass
+        does; ``snapshot`` and ``shared``: a snapshot of the whole filesystem
+        (graded in a fresh sandbox, never in the agent's). A refused export or
+        snapshot is returned as such, not raised.
+
+        Raises:
+            SandboxError: the sandbox failed (infrastructure).
+        """
+        if self.task.verifier.isolation is IsolationMode.SEPARATE:
+            return await self._capture_artifacts(sandbox)
+        try:
+            return Capture(snapshot=await sandbox.snapshot())
+        except ArchiveError as exc:
+            return Capture(refused=f"snapshot refused: {exc}")
+
+    async def grade_capture(self, capture: Capture, number: int, *, name: str) -> VerifierPass:
+        """Grade ``capture`` in a fresh verifier sandbox, recorded under ``verifier/<name>/``.
+
+        The capture's snapshot is released afterwards. Nothing is kept for
+        re-grading (``inputs`` is ``None``).
+
+        Raises:
+            SandboxError: the verifier sandbox failed (infrastructure).
+        """
+        log_dir = self._log_dir(name)
+        started_at = datetime.now(UTC)
+        clock = time.monotonic()
+        result = await self._grade(capture, log_dir)
+        return attrs.evolve(
+            self._record(result, number, started_at, clock, log_dir, final=False), inputs=None
+        )
+
     def _log_dir(self, name: str) -> Path:
         log_dir = self.output_dir / "verifier" / name
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -293,14 +343,7 @@ class Verifier:
             finally:
                 await sandbox.exec(_REMOVE, timeout=_SETUP_TIMEOUT_SEC, user="root", cwd="/")
         if mode is IsolationMode.SNAPSHOT:
-            try:
-                spec = await sandbox.snapshot()
-            except ArchiveError as exc:
-                return _refused(f"snapshot refused: {exc}")
-            try:
-                return await self._in_fresh_sandbox(spec, log_dir, artifacts=None)
-            finally:
-                await self.backend.release(spec)
+            return await self._grade(await self.capture(sandbox), log_dir)
         return await self._verify_copy(
             sandbox, log_dir, network_of=sandbox.id if self.live else None
         )
@@ -313,13 +356,32 @@ class Verifier:
         ``network_of`` (a live pass): the verifier joins that sandbox's network, so the
         tests reach the agent's running services on ``localhost``.
         """
-        try:
-            artifacts = await self._export_artifacts(source)
-        except ArchiveError as exc:
+        capture = await self._capture_artifacts(source)
+        if capture.archives is None:
             self._keep(None, "the artifacts were refused")
-            return _refused(f"artifacts refused: {exc}")
-        self._keep(artifacts)
-        return await self._in_pristine_sandbox(artifacts, log_dir, network_of=network_of)
+        else:
+            self._keep(capture.archives)
+        return await self._grade(capture, log_dir, network_of=network_of)
+
+    async def _capture_artifacts(self, source: ArtifactSource) -> Capture:
+        try:
+            return Capture(archives=tuple(await self._export_artifacts(source)))
+        except ArchiveError as exc:
+            return Capture(refused=f"artifacts refused: {exc}")
+
+    async def _grade(
+        self, capture: Capture, log_dir: Path, *, network_of: str | None = None
+    ) -> _Result:
+        """Run the tests on a capture: its snapshot, or its artifacts in a pristine sandbox."""
+        if capture.refused is not None:
+            return _refused(capture.refused)
+        if capture.snapshot is not None:
+            try:
+                return await self._in_fresh_sandbox(capture.snapshot, log_dir, artifacts=None)
+            finally:
+                await self.backend.release(capture.snapshot)
+        archives = list(capture.archives or ())
+        return await self._in_pristine_sandbox(archives, log_dir, network_of=network_of)
 
     async def _in_pristine_sandbox(
         self, artifacts: list[bytes], log_dir: Path, *, network_of: str | None = None

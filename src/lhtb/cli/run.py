@@ -236,6 +236,15 @@ def default_run_dir() -> Path:
     help="The run's seed; each episode's grading seed derives from it, the task and the "
     "attempt (default: random, kept in run.json).",
 )
+@click.option(
+    "--checkpoint-every",
+    "checkpoint_every",
+    type=click.FloatRange(min=0, min_open=True),
+    default=None,
+    metavar="SEC",
+    help="Grade each agent's state in secret every SEC seconds of its budget while it works "
+    "(default: the task's [verifier].checkpoint_interval_sec, else never).",
+)
 @click.option("--quiet", is_flag=True, help="Plain log lines instead of the live display.")
 def run(
     tasks: tuple[Path, ...],
@@ -255,6 +264,7 @@ def run(
     executor_arg: str,
     forward_env: tuple[str, ...],
     seed: int | None,
+    checkpoint_every: float | None,
     quiet: bool,
 ) -> None:
     """Run agents on the tasks in TASKS (attempts x tasks x agents) and print a leaderboard.
@@ -290,6 +300,7 @@ def run(
                 progress="rich" if live else "quiet",
                 executor=executor,
                 seed=seed,
+                checkpoint_interval_sec=checkpoint_every,
             )
         )
     except RunInterruptedError as exc:

@@ -384,6 +384,14 @@ class DockerSandbox(ManagedSandbox):
             await self._running_init()
             raise
 
+    async def freeze_for_capture(self) -> None:
+        """Freeze from the host, keeping the exec channel: its helper is frozen with the
+        agent's commands in flight, which finish after the thaw. Without a host freezer
+        (a remote daemon, a compose task) this is :meth:`freeze`, which stops the helper.
+        """
+        if not await self._host_sweep(freeze=True):
+            await self.freeze()
+
     async def _freeze(self) -> None:
         await self._channel_manager().suspend(self._kill_in_sandbox)  # plain exec from here
         if await self._host_sweep(freeze=True):

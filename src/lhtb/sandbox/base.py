@@ -230,6 +230,16 @@ class ManagedSandbox(abc.ABC):
     async def thaw(self) -> None:
         """Resume the processes stopped by :meth:`freeze`."""
 
+    async def freeze_for_capture(self) -> None:
+        """Freeze for a moment's capture (:meth:`export` or :meth:`snapshot`) mid-turn.
+
+        As :meth:`freeze`, but the agent must not notice: its commands in flight
+        are stopped with everything else and finish after :meth:`thaw`, never
+        fail because of the freeze. Only ``export`` and ``snapshot`` are called
+        before the thaw. The default is :meth:`freeze`.
+        """
+        await self.freeze()
+
     @abc.abstractmethod
     async def export(self, paths: Sequence[str], *, exclude: Sequence[str] = ()) -> bytes:
         """Return a tar archive of ``paths`` (absolute, as stored in the sandbox)."""
