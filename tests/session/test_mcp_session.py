@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import lhtb
@@ -22,6 +23,7 @@ from mcp.client.session import ClientSession  # noqa: E402
 from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 
 SRC = Path(__file__).resolve().parents[2] / "src"
+WAIT_SEC = 120.0  # far above the seconds an episode's last verifier pass takes here
 
 
 def server(task: Path, out: Path, backend: str, *extra: str) -> StdioServerParameters:
@@ -29,6 +31,17 @@ def server(task: Path, out: Path, backend: str, *extra: str) -> StdioServerParam
     argv = ["-c", script, "mcp", str(task), "--backend", backend, "--out", str(out), *extra]
     env = {**os.environ, "PYTHONPATH": f"{SRC}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
     return StdioServerParameters(command=sys.executable, args=argv, env=env)
+
+
+async def finished_record(out: Path) -> lhtb.Episode:
+    """The record, once the episode (which outlives the MCP client that left) has ended."""
+    with anyio.fail_after(WAIT_SEC):
+        while True:
+            if (out / "episode.json").exists():
+                episode = lhtb.Episode.load(out / "episode.json")
+                if episode.finished:
+                    return episode
+            await anyio.sleep(0.2)
 
 
 def result(answer: Any) -> dict[str, Any]:
@@ -78,8 +91,7 @@ async def test_an_mcp_client_that_leaves_mid_turn_has_stopped(
         await session.initialize()
         result(await session.call_tool("hello", {}))
         result(await session.call_tool("write_file", {"path": "/app/answer.txt", "content": "42"}))
-    episode = lhtb.Episode.load(out / "episode.json")
-    assert episode.finished
+    episode = await finished_record(out)  # the client left; the stop was verified without it
     assert [t.end for t in episode.turns] == [TurnEnd.RETURNED]  # not the 120 s deadline
     assert (str(episode.outcome), episode.config.agent) == ("solved", "leaver")
 
@@ -104,7 +116,7 @@ async def test_an_idle_mcp_client_is_cut_off_at_the_budget(
         refused = await session.call_tool("exec", {"cmd": "true"})
         assert refused.is_error
         assert "not_in_turn" in refused.content[0].text
-    episode = lhtb.Episode.load(out / "episode.json")
+    episode = await finished_record(out)
     assert [t.end for t in episode.turns] == [TurnEnd.DEADLINE]
     assert str(episode.outcome) == "unsolved"
     assert episode.passes[-1].final

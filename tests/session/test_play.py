@@ -6,6 +6,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -146,16 +147,19 @@ def test_a_person_works_in_a_shell_submits_and_is_recorded(
     assert (str(episode.outcome), [p.reward for p in episode.passes]) == ("solved", [0.0, 0.0, 1.0])
 
 
-@pytest.mark.parametrize("ending", ["budget", "leave-key"])
-def test_the_terminal_is_restored_when_the_budget_ends_or_the_person_leaves(
+@pytest.mark.parametrize("ending", ["budget", "leave-key", "sigterm"])
+def test_the_terminal_is_restored_however_the_play_ends(
     tmux: type[Pane], local_backend: object, tmp_path: Path, ending: str
 ) -> None:
     write_task(tmp_path / "task")
     out = tmp_path / "ep"
-    tty_before, tty_after = tmp_path / "tty-before", tmp_path / "tty-after"
+    tty_before, tty_after, pid = (tmp_path / name for name in ("tty-before", "tty-after", "pid"))
+    play = (
+        f"env PYTHONPATH={shlex.quote(str(SRC))} {LHTB} play "
+        f"{tmp_path / 'task'} --backend local --budget 6 --out {out}"
+    )
     command = (
-        f"stty -g > {tty_before}; env PYTHONPATH={shlex.quote(str(SRC))} {LHTB} play "
-        f"{tmp_path / 'task'} --backend local --budget 6 --out {out}; "
+        f"stty -g > {tty_before}; sh -c {shlex.quote(f'echo $$ > {pid}; exec {play}')}; "
         f"stty -g > {tty_after}; echo PLAY-EXITED; sleep 600"
     )
     pane = tmux(command)
@@ -164,15 +168,22 @@ def test_the_terminal_is_restored_when_the_budget_ends_or_the_person_leaves(
         if ending == "leave-key":
             pane.key("C-]")
             pane.wait_for("you left the shell: that is a stop")
+        elif ending == "sigterm":
+            os.kill(int(pid.read_text()), signal.SIGTERM)
         screen = pane.wait_for("PLAY-EXITED")
     finally:
         pane.close()
-    assert "episode unsolved" in screen
     assert tty_after.read_text() == tty_before.read_text()
     episode = lhtb.Episode.load(out / "episode.json")
+    assert episode.finished
     if ending == "budget":
         assert "[lhtb] time is up: your work is verified now" in screen
         assert [t.end for t in episode.turns] == [TurnEnd.DEADLINE]
-    else:
+    elif ending == "leave-key":
         assert "the episode goes on to its end by the rules" in screen
         assert [t.end for t in episode.turns] == [TurnEnd.RETURNED, TurnEnd.DEADLINE]
+    else:
+        assert "SIGTERM: the episode was cancelled" in screen
+        assert str(episode.outcome) == "cancelled"
+    if ending != "sigterm":
+        assert "episode unsolved" in screen

@@ -75,12 +75,29 @@ async def play_session(
     """Run one episode of ``task`` with a person at the terminal as its agent.
 
     Raises:
-        LhtbError: ``stdin_fd`` is not a terminal (before anything starts).
+        LhtbError: ``stdin_fd`` is not a terminal (before anything starts), or the
+            backend's terminal cannot be relayed.
     """
     if not os.isatty(stdin_fd):
         raise LhtbError("`lhtb play` needs a terminal", fix="run it in a terminal, not a pipe")
+    try:
+        return await _play(task, person, show, on_ready, stdin_fd, stdout_fd, episode_args)
+    except* LhtbError as errors:
+        raise errors.exceptions[0] from None  # one error for the person, not a group
+
+
+async def _play(
+    task: Task,
+    person: str,
+    show: Callable[[str], None],
+    on_ready: Callable[[Path, Session], Any] | None,
+    stdin_fd: int,
+    stdout_fd: int,
+    episode_args: dict[str, Any],
+) -> Episode:
     session = Session(task.name, task.instruction)
     episodes: list[Episode] = []
+    caught: list[signal.Signals] = []
     done = anyio.Event()
     async with anyio.create_task_group() as group:
 
@@ -97,6 +114,7 @@ async def play_session(
             done.set()
 
         group.start_soon(episode)
+        group.start_soon(_watch_signals, group.cancel_scope, caught)
         hello = await session.call("hello", client="play")
         relay = _Relay(session, stdin_fd, stdout_fd)
         if session.turn is not None:  # else the episode could not start: its record says why
@@ -115,7 +133,23 @@ async def play_session(
                 if not verdict["final"]:
                     show("the episode goes on to its end by the rules (Ctrl-C abandons it)")
         await done.wait()  # the episode goes on to its end
+        group.cancel_scope.cancel()  # the signal watcher
+    if caught:
+        raise LhtbError(
+            f"{caught[0].name}: the episode was cancelled",
+            where=str(episode_args.get("output_dir", "the episode")),
+            fix="its record says what was done; play the task again for a full episode",
+        )
     return episodes[0]
+
+
+async def _watch_signals(scope: anyio.CancelScope, caught: list[signal.Signals]) -> None:
+    """SIGTERM, or SIGHUP (the terminal closed): cancel the episode; its record is saved."""
+    with anyio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+        async for received in signals:
+            caught.append(signal.Signals(received))
+            scope.cancel()
+            return
 
 
 class _Relay:
@@ -137,7 +171,8 @@ class _Relay:
     async def run(self) -> None:
         """Relay until the shell ends, the person leaves, or the episode ends."""
         turn = self.session.turn
-        assert turn is not None
+        if turn is None:
+            return  # the turn has just ended
         rows, cols = _size(self.writer.fd)
         try:
             terminal = await turn.sandbox.terminal(
@@ -147,14 +182,17 @@ class _Relay:
             return  # the turn ended before the shell started
         try:
             if not isinstance(terminal, ScreenTerminal):
-                raise LhtbError("this sandbox backend's terminal cannot be relayed")
+                raise LhtbError(
+                    f"a {type(terminal).__name__} cannot be relayed to your terminal",
+                    fix="play with --backend docker or --backend local",
+                )
             with _raw_mode(self.stdin_fd):
                 self.writer.inject(_TITLE_PUSH)
                 terminal.tap(self._on_output)
                 try:
                     async with anyio.create_task_group() as group:
                         group.start_soon(self._keys, terminal, group.cancel_scope)
-                        group.start_soon(self._signals, terminal, group.cancel_scope)
+                        group.start_soon(self._resizes, terminal)
                         group.start_soon(self._watch, group.cancel_scope)
                         await self._serve_requests(terminal)
                         group.cancel_scope.cancel()
@@ -246,13 +284,9 @@ class _Relay:
                 scope.cancel()
                 return
 
-    async def _signals(self, terminal: ScreenTerminal, scope: anyio.CancelScope) -> None:
-        wanted = (signal.SIGWINCH, signal.SIGTERM, signal.SIGHUP)
-        with anyio.open_signal_receiver(*wanted) as signals:
-            async for received in signals:
-                if received != signal.SIGWINCH:
-                    scope.cancel()  # the person's terminal or lhtb is going away: leave
-                    return
+    async def _resizes(self, terminal: ScreenTerminal) -> None:
+        with anyio.open_signal_receiver(signal.SIGWINCH) as signals:
+            async for _ in signals:
                 with contextlib.suppress(LhtbError):
                     await terminal.resize(*_size(self.writer.fd))
 
