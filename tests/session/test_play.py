@@ -147,7 +147,7 @@ def test_a_person_works_in_a_shell_submits_and_is_recorded(
     assert (str(episode.outcome), [p.reward for p in episode.passes]) == ("solved", [0.0, 0.0, 1.0])
 
 
-@pytest.mark.parametrize("ending", ["budget", "leave-key", "sigterm"])
+@pytest.mark.parametrize("ending", ["budget", "leave-key", "shell-killed", "sigterm"])
 def test_the_terminal_is_restored_however_the_play_ends(
     tmux: type[Pane], local_backend: object, tmp_path: Path, ending: str
 ) -> None:
@@ -168,6 +168,9 @@ def test_the_terminal_is_restored_however_the_play_ends(
         if ending == "leave-key":
             pane.key("C-]")
             pane.wait_for("you left the shell: that is a stop")
+        elif ending == "shell-killed":
+            pane.type("kill -KILL $$")
+            pane.wait_for("the shell ended: that is a stop")
         elif ending == "sigterm":
             os.kill(int(pid.read_text()), signal.SIGTERM)
         screen = pane.wait_for("PLAY-EXITED")
@@ -179,7 +182,7 @@ def test_the_terminal_is_restored_however_the_play_ends(
     if ending == "budget":
         assert "[lhtb] time is up: your work is verified now" in screen
         assert [t.end for t in episode.turns] == [TurnEnd.DEADLINE]
-    elif ending == "leave-key":
+    elif ending in ("leave-key", "shell-killed"):
         assert "the episode goes on to its end by the rules" in screen
         assert [t.end for t in episode.turns] == [TurnEnd.RETURNED, TurnEnd.DEADLINE]
     else:
