@@ -60,7 +60,8 @@ def make_task(root: Path, isolation: lhtb.IsolationMode) -> lhtb.Task:
         instruction="make progress",
         environment=lhtb.EnvironmentConfig(allow_internet=False, workdir="/app"),
         agent=lhtb.AgentConfig(timeout_sec=300, continue_until_timeout=False),
-        verifier=lhtb.VerifierConfig(isolation=isolation, timeout_sec=120),
+        # Not live: the final pass freezes the writer too (a live pass would see it write).
+        verifier=lhtb.VerifierConfig(isolation=isolation, timeout_sec=120, live=False),
         artifacts=(lhtb.Artifact("/app"),) if isolation is lhtb.IsolationMode.SEPARATE else (),
         environment_dir=root / "environment",
         tests_dir=root / "tests",
@@ -90,7 +91,9 @@ class Captures:
 class Stepper:
     """Starts the writer, then improves in steps, each one captured before the next.
 
-    After each capture it looks around its sandbox while that capture is graded.
+    The middle step is written by a command that was running during a capture (it
+    must finish as if nothing happened). After each step's capture the agent looks
+    around its sandbox while that capture is graded.
     """
 
     def __init__(self, captures: Captures) -> None:
@@ -98,15 +101,36 @@ class Stepper:
         self.listings: list[str] = []
         self.processes: list[str] = []
         self.feedback: list[str | None] = []
+        self.in_flight: list[lhtb.ExecResult] = []
 
     async def run(self, turn: lhtb.Turn) -> None:
         self.feedback.append(turn.feedback)
-        await turn.sandbox.exec(["sh", "-c", f"nohup sh -c '{WRITER}' >/dev/null 2>&1 &"])
+        sandbox = turn.sandbox
+        await sandbox.exec(["sh", "-c", f"nohup sh -c '{WRITER}' >/dev/null 2>&1 &"])
         for value in STEPS:
-            await turn.sandbox.write_file("/app/answer.txt", value)
+            if value == STEPS[1]:
+                await self.write_across_a_capture(sandbox, value)
+            else:
+                await sandbox.write_file("/app/answer.txt", value)
             await self.captures.next()
-            self.listings.append((await turn.sandbox.exec("ls -a / /logs 2>&1")).stdout_text)
-            self.processes.append((await turn.sandbox.exec(["sh", "-c", PS])).stdout_text)
+            self.listings.append((await sandbox.exec("ls -a / /logs 2>&1")).stdout_text)
+            self.processes.append((await sandbox.exec(["sh", "-c", PS])).stdout_text)
+
+    async def write_across_a_capture(self, sandbox: lhtb.Sandbox, value: str) -> None:
+        script = (
+            "touch /tmp/started; while [ ! -e /tmp/go ]; do sleep 0.05; done; "
+            f"echo {value} > /app/answer.txt"
+        )
+
+        async def command() -> None:
+            self.in_flight.append(await sandbox.exec(["sh", "-c", script], timeout=120))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(command)
+            while not (await sandbox.exec("test -e /tmp/started")).ok:
+                await anyio.sleep(0.05)  # polling for the marker, not ordering by time
+            await self.captures.next()  # taken while the command runs
+            await sandbox.write_file("/tmp/go", "")
 
 
 def subtasks(checkpoint: lhtb.Checkpoint) -> dict[str, lhtb.Subtask]:
@@ -155,6 +179,7 @@ async def test_checkpoints_grade_each_step_atomically_and_unseen(
     assert all("test.sh" not in text for text in agent.processes)
     assert all(f"sh -c {WRITER}" in text for text in agent.processes)
     assert agent.feedback == [None]
+    assert [r.exit_code for r in agent.in_flight] == [0]  # a command across a capture
 
     # Each step's checkpoint reward is what grading that state directly gives.
     stepped = [
