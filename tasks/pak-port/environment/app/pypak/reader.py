@@ -99,7 +99,7 @@ def parse(data, warn):
         raise PakError(EXIT_FORMAT, "bad magic")
     version = data[3]
     if version not in (1, 2, 3):
-        raise PakError(EXIT_FORMAT, "unsupported format %d" % version)
+        raise PakError(EXIT_FORMAT, "unknown format version %d" % version)
     archive = Archive(version)
     reader = Reader(data)
     reader.pos = 4
