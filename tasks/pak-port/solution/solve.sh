@@ -1,7 +1,5 @@
 #!/bin/sh
-# Oracle: install the complete port over the starter and run the public checks.
+# Oracle: the reference port's modules replace the starter's (the rest of /app stays), then the public checks.
 set -eu
-rm -rf /app/pypak
-cp -r /solution/pypak /app/pypak
-cp /solution/pak.py /app/pak.py
+cp -r /solution/pypak/. /app/pypak/
 python3 /app/checks/public_checks.py
