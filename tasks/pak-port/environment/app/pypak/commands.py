@@ -31,7 +31,7 @@ def _unlock(archive, key):
     if key is None:
         raise PakError(EXIT_KEY, "archive is encrypted (use -k)")
     if password_check(key) != archive.pwcheck:
-        raise PakError(EXIT_KEY, "wrong password")
+        raise PakError(EXIT_KEY, "bad key")
 
 
 def member_name(arg):
@@ -48,7 +48,7 @@ def create(options, archive_path, files):
     method_name = options.get("m", b"lz")
     methods = {b"store": 0, b"rle": 1, b"lz": 2}
     if method_name not in methods:
-        raise PakError(EXIT_FORMAT, "unknown method '%s'" % method_name.decode("latin-1"))
+        raise PakError(EXIT_FORMAT, "unsupported method %s" % method_name.decode("latin-1"))
     block_exp = 12
     if options.get("b"):
         block_exp = BLOCK_SIZES.get(int(options["b"]), 12)
@@ -67,7 +67,7 @@ def create(options, archive_path, files):
                 data = handle.read()
             info = os.stat(arg)
         except OSError:
-            raise PakError(EXIT_IO, "cannot read %s" % shown) from None
+            raise PakError(EXIT_IO, "cannot read input file %s" % shown) from None
         if version == 1 and len(name) > 255:
             raise PakError(EXIT_FORMAT, "name too long for format 1: %s" % display_name(name))
         seen.add(name)

@@ -16,7 +16,7 @@ def _method(value, name):
 
 def _size(value, name):
     if value > MAX_ENTRY_SIZE:
-        raise PakError(EXIT_FORMAT, "entry too large: %s" % display_name(name))
+        raise PakError(EXIT_FORMAT, "member too large: %s" % display_name(name))
     return value
 
 
