@@ -41,18 +41,18 @@ def play(
     person = name or _user()
 
     def ready(path: Path, session: Session) -> None:
+        click.echo(f"task {session.task_name}, as human:{person}; starting the sandbox...")
         click.echo(f"session: {path}  (from another terminal: lhtb submit {path})")
 
     try:
         task, args = episode_args(task_path, budget, backend, seed, feedback, out_dir)
-        click.echo(f"task {task.name}, as human:{person}; starting the sandbox...")
         run = functools.partial(
             play_session, task, person=person, show=click.echo, on_ready=ready, **args
         )
         episode = anyio.run(run)
     except LhtbError as exc:
         raise click.ClickException(str(exc)) from exc
-    click.echo(f"\n{finished_line(episode, args['output_dir'])}")  # the prompt may be open
+    click.echo(finished_line(episode, args["output_dir"]))
 
 
 def _user() -> str:
