@@ -8,7 +8,9 @@ daemon is local, the host can see the container's processes itself.
 freezer cgroup, v1 or v2): every process of the container, its init
 included, is moved into a child cgroup that is frozen *before* the first
 process moves in, so each process stops the moment it arrives and nothing
-can race the move; the kernel then confirms ``FROZEN``. Commands started
+can race the move; the kernel then confirms ``FROZEN`` (on v1, a thread still
+in a system call at the timeout is also held: see
+:meth:`CgroupFreezer._held_in_kernel`). Commands started
 later (the verifier's own ``docker exec``) join the container's cgroup,
 outside the frozen child, and run. (Docker's ``pause`` freezes the container's
 own cgroup, which would stop the verifier too.)
@@ -29,6 +31,8 @@ from pathlib import Path
 
 import attrs
 
+from lhtb._log import get_logger
+
 __all__ = [
     "CgroupFreezer",
     "HostFreezeError",
@@ -41,7 +45,10 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 FROZEN_CHILD = "lhtb-frozen"
 """The child of the container's freezer cgroup that holds its processes while frozen."""
 _STOPPED = {"T", "t", "Z", "X", "x"}
+_HELD = _STOPPED | {"D"}
+"""Thread states that cannot run user code in a freezing v1 cgroup (frozen shows as ``D``)."""
 _SIGSTOP_BIT = 1 << (signal.SIGSTOP - 1)
+log = get_logger(__name__)
 
 
 class HostFreezeError(Exception):
@@ -122,6 +129,8 @@ class CgroupFreezer:
     def _settle(self, *, frozen: bool, give_up: float) -> None:
         while self.is_frozen() != frozen:
             if time.monotonic() > give_up:
+                if frozen and self._held_in_kernel():
+                    return
                 raise HostFreezeError(
                     f"the kernel did not confirm {'frozen' if frozen else 'thawed'} "
                     f"for {self.child}"
@@ -129,6 +138,32 @@ class CgroupFreezer:
             if frozen and self.version == 1:
                 self._set(frozen=True)  # v1 retries stubborn tasks on each write
             time.sleep(0.005)
+
+    def _held_in_kernel(self) -> bool:
+        """v1 only: every thread of the child is frozen or in uninterruptible sleep (both
+        ``D``), stopped, or dead, so none can run user code before the thaw.
+
+        A busy host may keep a thread in a system call (disk I/O, memory reclaim)
+        past the timeout, and the kernel confirms ``FROZEN`` only once it is back.
+        In a ``FREEZING`` v1 cgroup a thread cannot return to user space without
+        entering the freezer (the kernel keeps its signal flag set), so it finishes
+        that system call and stops: the same bound as :func:`host_sweep` sets for a
+        ``D`` thread with SIGSTOP pending. A thread in any other state (running,
+        or an interruptible sleep the freeze should have ended) fails the check.
+        Under v2 a frozen thread sleeps interruptibly (``S``), like a thread the
+        freeze never reached, so only the kernel's confirmation counts there.
+        """
+        if self.version != 1 or _text(self.child / "freezer.state").strip() != "FREEZING":
+            return False
+        states = [_thread_states(pid) for pid in _pids(self.child / "cgroup.procs")]
+        held = all(state in _HELD for threads in states for state in threads)
+        if held:
+            log.warning(
+                "sandbox_freeze_held_in_kernel",
+                cgroup=str(self.child),
+                threads=sum(len(threads) for threads in states),
+            )
+        return held
 
 
 def thaw_before_removal(pid: int, container_id: str, *, root: Path = CGROUP_ROOT) -> None:
@@ -277,15 +312,20 @@ def host_sweep(procs: Path, *, keep: set[int], freeze: bool, timeout: float) -> 
         time.sleep(0.001 if rounds < 50 else 0.01)
 
 
+def _thread_states(pid: int) -> list[str]:
+    """The state letter of each thread of ``pid`` (empty when it is gone)."""
+    states = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError, IndexError):
+                states.append((task / "stat").read_text().rsplit(")", 1)[-1].split()[0])
+    return states
+
+
 def _describe(pid: int) -> str:
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return f"{pid} (gone)"
     name = stat[stat.find("(") + 1 : stat.rfind(")")]
-    states = []
-    with contextlib.suppress(OSError):
-        for task in Path(f"/proc/{pid}/task").iterdir():
-            with contextlib.suppress(OSError):
-                states.append((task / "stat").read_text().rsplit(")", 1)[-1].split()[0])
-    return f"{pid} {name} [{''.join(states)}]"
+    return f"{pid} {name} [{''.join(_thread_states(pid))}]"
