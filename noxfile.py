@@ -30,8 +30,8 @@ def lint(session: nox.Session) -> None:
 
 @nox.session
 def types(session: nox.Session) -> None:
-    """mypy --strict on src/."""
-    session.install("-e", ".[dev]")
+    """mypy --strict on src/ (lhtb with the optional packages its modules import)."""
+    session.install("-e", ".[testing,mcp]", "mypy>=1.10", "types-docker")
     session.run("mypy")
 
 

@@ -1,7 +1,7 @@
 """The weak-solution gate of ``lhtb check``: shortcuts must fail, and grade reproducibly.
 
 A task ships weak solutions in ``tests/weak_solution/`` (passes the public
-checks only) and ``tests/weak_solution_<label>/`` (other shortcuts, e.g. a
+checks only, which the gate checks) and ``tests/weak_solution_<label>/`` (other shortcuts, e.g. a
 blacklist or hard-coded answers). Each directory is copied over the root of the
 agent sandbox (``weak_solution/app/x.py`` -> ``/app/x.py``), the agent stops,
 and the verifier runs once. The gate wants a reward below
@@ -26,7 +26,7 @@ from lhtb.episode import Episode
 from lhtb.errors import LhtbError
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.scoring import Scorecard
-from lhtb.task import Task
+from lhtb.task import Task, Visibility
 
 __all__ = [
     "SPREAD_SEEDS",
@@ -113,6 +113,16 @@ class WeakCheck:
         return self.regraded.spread() if self.regraded is not None else None
 
     @property
+    def failing_public(self) -> dict[str, float]:
+        """Public subtasks scored below 1.0 (the ``weak_solution`` one must pass them all:
+        that is what proves the hidden cases, not the public ones, make it fail)."""
+        card = self.episode.scorecard if self.episode is not None else None
+        if card is None:
+            return {}
+        public = [s for s in card.subtasks if s.visibility is Visibility.PUBLIC]
+        return {s.name: s.score for s in public if s.score != 1.0}
+
+    @property
     def problems(self) -> tuple[str, ...]:
         """What failed, one sentence each."""
         where = f"{self.name}: "
@@ -123,6 +133,8 @@ class WeakCheck:
             problems.append(where + "no reward")
         elif self.reward >= WEAK_MAX_REWARD:
             problems.append(where + f"scores {self.reward:.3f} (must stay < {WEAK_MAX_REWARD:g})")
+        if self.name == WEAK_PREFIX and self.failing_public:
+            problems.append(where + f"must pass every public check, fails {self.failing_public}")
         if not self.reproducible:
             recorded, again = self.scores()
             problems.append(where + f"not reproducible on its seed: {recorded} then {again}")

@@ -111,7 +111,11 @@ class InjectIntoInit(AttackAgent):
         result = await self.sh(
             turn, "python3 /opt/atk/inject.py /usr/bin/python3 /opt/atk/poll.py", timeout=60
         )
-        init = await self.sh(turn, "sleep 0.5; tr '\\0' ' ' < /proc/1/cmdline", timeout=60)
+        # The init runs its new program once it is scheduled: wait for that, not a while.
+        wait = "for _ in $(seq 1200); do grep -q poll.py /proc/1/cmdline && break; sleep 0.05; done"
+        if b"injected" not in result.stdout:
+            wait = "true"
+        init = await self.sh(turn, f"{wait}; tr '\\0' ' ' < /proc/1/cmdline", timeout=120)
         self.outcome = result.stdout.strip() + b" / init: " + init.stdout
 
 

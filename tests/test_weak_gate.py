@@ -1,0 +1,64 @@
+"""The weak-solution gate of ``lhtb check`` on the in-memory backend: the public-checks-only
+``weak_solution`` must pass every public subtask (the hidden ones are what must fail it);
+other shortcuts need not. (Re-grading needs a task directory, which the fake task has not:
+tests/test_grading_seed.py covers that part of the gate on Docker.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+import pytest
+
+from lhtb._weak_gate import check_weak_solutions
+from lhtb.testing import FakeBackend, ScriptedPass, fake_task
+
+pytestmark = pytest.mark.anyio
+
+
+def grade(files: dict[str, bytes]) -> ScriptedPass:
+    """Public check: /app/public.txt says ok; hidden check: never passed."""
+    public = 1.0 if files.get("/app/public.txt", b"").strip() == b"ok" else 0.5
+    subtasks = [
+        {"name": "public-check", "score": public, "visibility": "public"},
+        {"name": "hidden-cases", "score": 0.0, "weight": 3, "visibility": "hidden"},
+    ]
+    return ScriptedPass(scorecard={"subtasks": subtasks})
+
+
+def write_weak(task_dir: Path, name: str, answer: str) -> None:
+    app = task_dir / "tests" / name / "app"
+    app.mkdir(parents=True)
+    (app / "public.txt").write_text(answer + "\n")
+
+
+@pytest.mark.parametrize(("answer", "passes_gate"), [("ok", True), ("wrong", False)])
+async def test_the_public_checks_only_solution_must_pass_the_public_checks(
+    tmp_path: Path, answer: str, passes_gate: bool
+) -> None:
+    task = fake_task(tmp_path / "task", isolation="separate", artifacts=["/app"])
+    write_weak(tmp_path / "task", "weak_solution", answer)
+    write_weak(tmp_path / "task", "weak_solution_shortcut", "wrong")
+    checks = await check_weak_solutions(
+        [task],
+        output_dir=tmp_path / "weak",
+        backend=FakeBackend([grade]),
+        concurrency=1,
+        progress="quiet",
+        stagger_sec=0,
+        spread_seeds=1,
+    )
+    weak, shortcut = checks[task.name]
+    assert (weak.name, shortcut.name) == ("weak_solution", "weak_solution_shortcut")
+    assert weak.reward is not None
+    assert weak.reward < 0.5
+    public_rule = "weak_solution: must pass every public check, fails {'public-check': 0.5}"
+    graded = attrs.evolve(weak, error=None)  # the re-grading's own verdict aside
+    assert shortcut.failing_public == {"public-check": 0.5}
+    assert not any("public check" in p for p in attrs.evolve(shortcut, error=None).problems)
+    if passes_gate:
+        assert weak.failing_public == {}
+        assert public_rule not in graded.problems
+    else:
+        assert weak.failing_public == {"public-check": 0.5}
+        assert public_rule in graded.problems
