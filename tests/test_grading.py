@@ -3,10 +3,10 @@
 ``lhtb.open_sandbox`` gives a task's sandbox and removes it after the block
 (normal exit, an exception, a cancellation); ``lhtb.Verifier`` grades a
 sandbox's state (``grade``) or artifacts given as files (``grade_files``) under
-the episode's rules, with the episode's seed. Every task in ``tasks/`` that the
-local backend can run (all but compose environments) is graded on it in its
-nop state (what the nop agent leaves: the nop episode's reward, below the pass
-threshold) and its oracle's final state (1.0), through both.
+the episode's rules, with the episode's seed, giving an episode's reward. Every
+task in ``tasks/`` that the local backend can run (all but compose
+environments) runs on it: the nop agent's episode fails it, and the oracle's
+final state grades 1.0 through both.
 """
 
 from __future__ import annotations
@@ -161,6 +161,30 @@ async def test_grade_scores_the_current_state_and_thaws(
     assert json.loads((verifier.output_dir / after.log_dir / "scorecard.json").read_text())
 
 
+async def test_grade_and_grade_files_give_the_episodes_reward(
+    separate: lhtb.Task, backend: SandboxBackend, tmp_path: Path
+) -> None:
+    """The same state on the same seed grades as it did in the episode, either way."""
+    episode = await lhtb.run_episode(
+        separate,
+        NopAgent(),
+        backend=backend,
+        seed=SEED,
+        budget=120,
+        continue_until_timeout=False,
+        output_dir=tmp_path / "episode",
+    )
+    verifier = lhtb.Verifier(separate, backend, seed=SEED, output_dir=tmp_path / "grades")
+    async with lhtb.open_sandbox(separate, backend=backend) as sandbox:
+        graded = await verifier.grade(sandbox)
+        files = await save_artifacts(separate, sandbox, tmp_path / "files")
+    from_files = await verifier.grade_files(files)
+    assert episode.reward == graded.reward == from_files.reward == 0.25
+    assert episode.passes[-1].scorecard is not None
+    assert graded.scorecard == from_files.scorecard == episode.passes[-1].scorecard
+    assert {graded.seed, from_files.seed} == {SEED}
+
+
 # -- Verifier.grade_files -----------------------------------------------------------------------
 
 
@@ -240,38 +264,34 @@ async def run_oracle(task: lhtb.Task, sandbox: ManagedSandbox) -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("task_dir", LOCAL_TASK_DIRS, ids=[p.name for p in LOCAL_TASK_DIRS])
-async def test_nop_and_oracle_states_grade_as_in_episodes(
+async def test_nop_fails_and_the_oracle_state_grades_full_on_local(
     task_dir: Path, local_backend: SandboxBackend, tmp_path: Path
 ) -> None:
-    """Each task on the local backend (no Docker): nop fails it in an episode, and its nop
-    and oracle states grade through ``grade`` and ``grade_files`` as in episodes. (On Docker,
-    CI's ``lhtb check tasks/`` runs each task's oracle and nop episodes; ``grade`` and
-    ``grade_files`` on both backends are proven on the inline task above.)"""
+    """Each task on the local backend (no Docker): the nop agent's episode fails it, and
+    the oracle's final state grades 1.0 through ``grade`` and ``grade_files``. (On Docker,
+    CI's ``lhtb check tasks/`` runs each task's oracle and nop episodes and re-grades its
+    weak solutions on their seed; that ``grade`` and ``grade_files`` give an episode's
+    reward is proven on the inline task, on both backends.)"""
     task = lhtb.load_task(task_dir)
-    backend = local_backend
-    nop_episode = await lhtb.run_episode(
+    nop = await lhtb.run_episode(
         task,
         NopAgent(),
-        backend=backend,
+        backend=local_backend,
         seed=SEED,
         budget=120,
         continue_until_timeout=False,
         output_dir=tmp_path / "nop-episode",
     )
-    assert nop_episode.outcome is lhtb.Outcome.UNSOLVED, (nop_episode.error, nop_episode.passes)
-    assert nop_episode.reward is not None
-    assert nop_episode.reward < task.verifier.pass_threshold
-    verifier = lhtb.Verifier(task, backend, seed=SEED, output_dir=tmp_path / "grades")
-    async with lhtb.open_sandbox(task, backend=backend) as sandbox:
-        nop = await verifier.grade(sandbox)
-        nop_files = await save_artifacts(task, sandbox, tmp_path / "nop-files")
+    assert nop.outcome is lhtb.Outcome.UNSOLVED, (nop.error, nop.passes)
+    assert nop.reward is not None
+    assert nop.reward < task.verifier.pass_threshold
+    verifier = lhtb.Verifier(task, local_backend, seed=SEED, output_dir=tmp_path / "grades")
+    async with lhtb.open_sandbox(task, backend=local_backend) as sandbox:
         await run_oracle(task, sandbox)
         oracle = await verifier.grade(sandbox)
         oracle_files = await save_artifacts(task, sandbox, tmp_path / "oracle-files")
-    nop_from_files = await verifier.grade_files(nop_files)
     oracle_from_files = await verifier.grade_files(oracle_files)
     where = f"{task.name}: see {tmp_path}"
-    assert nop.reward == nop_from_files.reward == nop_episode.reward, where
     assert oracle.reward == oracle_from_files.reward == 1.0, where
     assert oracle.outcome is lhtb.PassOutcome.PASSED, where
-    assert {p.seed for p in (nop, oracle, nop_from_files, oracle_from_files)} == {SEED}
+    assert oracle.seed == oracle_from_files.seed == SEED
