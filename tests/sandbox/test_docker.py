@@ -252,9 +252,10 @@ async def test_freeze_holds_the_init_and_fork_exit_chains(
     """The whole container, init included, is frozen by the cgroup freezer, confirmed by
     the kernel; a chain of processes that each fork and exit cannot outrun it."""
     await sandbox.write_file("/tmp/chain.sh", "echo x >> /tmp/chain; sh /tmp/chain.sh & exit\n")
-    await sandbox.exec("nohup sh /tmp/chain.sh >/dev/null 2>&1 &")
-    while len(await sandbox.read_file("/tmp/chain")) < 200:  # the chain is running
-        await anyio.sleep(0.05)
+    await sandbox.exec(": > /tmp/chain; nohup sh /tmp/chain.sh >/dev/null 2>&1 &")
+    with anyio.fail_after(120):
+        while len(await sandbox.read_file("/tmp/chain")) < 200:  # the chain is running
+            await anyio.sleep(0.05)
     await sandbox.freeze()
     freezer = sandbox._host_freeze
     assert isinstance(freezer, CgroupFreezer), freezer
@@ -266,8 +267,9 @@ async def test_freeze_holds_the_init_and_fork_exit_chains(
     await anyio.sleep(0.7)
     assert len(await sandbox.read_file("/tmp/chain")) == before, "the chain ran while frozen"
     await sandbox.thaw()
-    while len(await sandbox.read_file("/tmp/chain")) == before:  # it runs again
-        await anyio.sleep(0.05)
+    with anyio.fail_after(120):
+        while len(await sandbox.read_file("/tmp/chain")) == before:  # it runs again
+            await anyio.sleep(0.05)
     await sandbox.freeze()  # a second freeze moves the processes started since
     assert freezer.is_frozen()
     await sandbox.destroy()
