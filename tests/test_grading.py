@@ -21,8 +21,9 @@ import structlog
 
 import lhtb
 from lhtb.agents import NopAgent, OracleAgent
-from lhtb.errors import GradeInputError
+from lhtb.errors import GradeInputError, SetupError, UnsupportedFeatureError
 from lhtb.sandbox._compose import find_compose_file
+from lhtb.sandbox._local_dockerfile import parse_dockerfile
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
 from lhtb.sandbox.host_files import extract_to_host
 from lhtb.sandbox.local import LocalSandbox
@@ -31,9 +32,24 @@ pytestmark = pytest.mark.anyio
 
 REPO = Path(__file__).resolve().parent.parent
 TASK_DIRS = sorted(p for p in (REPO / "tasks").iterdir() if (p / "task.toml").is_file())
-# Compose environments need Docker (the local backend refuses them with a SetupError, see
-# tests/sandbox/test_local.py); CI's `lhtb check tasks/` gates those tasks on Docker.
-LOCAL_TASK_DIRS = [p for p in TASK_DIRS if find_compose_file(p / "environment") is None]
+
+
+def _local_can_run(task_dir: Path) -> bool:
+    """No compose environment and a Dockerfile within the local backend's subset."""
+    environment = task_dir / "environment"
+    if find_compose_file(environment) is not None:
+        return False
+    try:
+        parse_dockerfile(environment / "Dockerfile")
+    except UnsupportedFeatureError:
+        return False
+    return True
+
+
+# The rest need Docker (test_the_local_backend_refuses_the_other_tasks); CI's
+# `lhtb check tasks/` gates every task on Docker.
+LOCAL_TASK_DIRS = [p for p in TASK_DIRS if _local_can_run(p)]
+DOCKER_ONLY_DIRS = [p for p in TASK_DIRS if p not in LOCAL_TASK_DIRS]
 SEED = 20261130
 DOCKERFILE = "FROM debian:bookworm-slim\nRUN mkdir -p /app && echo draft > /app/answer.txt\n"
 # Full marks for /app/answer.txt == 42, a quarter otherwise; the seed lands in the message.
@@ -295,3 +311,12 @@ async def test_nop_fails_and_the_oracle_state_grades_full_on_local(
     assert oracle.reward == oracle_from_files.reward == 1.0, where
     assert oracle.outcome is lhtb.PassOutcome.PASSED, where
     assert oracle.seed == oracle_from_files.seed == SEED
+
+
+@pytest.mark.parametrize("task_dir", DOCKER_ONLY_DIRS, ids=[p.name for p in DOCKER_ONLY_DIRS])
+async def test_the_local_backend_refuses_the_other_tasks(
+    task_dir: Path, local_backend: SandboxBackend
+) -> None:
+    """A task left out above is one the local backend itself refuses, saying why."""
+    with pytest.raises((SetupError, UnsupportedFeatureError), match="Docker"):
+        await local_backend.prepare(lhtb.load_task(task_dir))
