@@ -156,7 +156,7 @@ def test_the_terminal_is_restored_however_the_play_ends(
     tty_before, tty_after, pid = (tmp_path / name for name in ("tty-before", "tty-after", "pid"))
     play = (
         f"env PYTHONPATH={shlex.quote(str(SRC))} {LHTB} play "
-        f"{tmp_path / 'task'} --backend local --budget 6 --out {out}"
+        f"{tmp_path / 'task'} --backend local --budget 10 --out {out}"
     )
     command = (
         f"stty -g > {tty_before}; sh -c {shlex.quote(f'echo $$ > {pid}; exec {play}')}; "
@@ -164,7 +164,8 @@ def test_the_terminal_is_restored_however_the_play_ends(
     )
     pane = tmux(command)
     try:
-        pane.wait_for_title(r"^lhtb \| task \| turn 1 ")  # the relay is up
+        # the relay is up (a 10 s budget leaves a loaded machine time to start the shell)
+        pane.wait_for_title(r"^lhtb \| task \| turn 1 ")
         if ending == "leave-key":
             pane.key("C-]")
             pane.wait_for("you left the shell: that is a stop")
