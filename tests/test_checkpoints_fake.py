@@ -223,6 +223,24 @@ async def test_a_failed_grading_costs_the_checkpoint_not_the_episode(tmp_path: P
     assert "daemon hiccup" in checkpoint.error
 
 
+async def test_a_sandbox_left_frozen_ends_the_episode_as_an_infrastructure_error(
+    tmp_path: Path,
+) -> None:
+    backend = FakeBackend([1.0])
+
+    async def worker(turn: lhtb.Turn) -> None:
+        backend.fail("thaw", lhtb.errors.SandboxError("thaw failed"))  # the capture's thaw
+        await anyio.sleep(500)
+
+    task = fake_task(tmp_path, budget=1000, continue_until_timeout=False)
+    episode, events = await run(task, worker, backend, tmp_path, checkpoint_interval_sec=100)
+    assert str(episode.outcome) == "infra_error"
+    assert episode.error is not None
+    assert "thaw failed" in episode.error
+    assert "checkpoint_failed" in [name for name, _ in events]
+    assert episode.checkpoints == ()  # the failed capture was not graded
+
+
 @pytest.mark.parametrize("interval", [0, -5, float("inf")])
 async def test_a_bad_interval_is_refused(tmp_path: Path, interval: float) -> None:
     with pytest.raises(LhtbError, match="positive number of seconds"):

@@ -107,7 +107,9 @@ class Checkpointer:
         finally:
             schedule.cancel()
             with anyio.CancelScope(shield=True):
-                await asyncio.gather(schedule, return_exceptions=True)
+                [ended] = await asyncio.gather(schedule, return_exceptions=True)
+            if isinstance(ended, Exception):
+                raise ended  # a bug in the schedule is not hidden
             if self._grading is not None:
                 try:
                     await asyncio.shield(self._grading)
