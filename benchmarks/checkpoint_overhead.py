@@ -1,6 +1,7 @@
 """What hidden checkpoint grading costs the agent, on Docker and the local backend.
 
 Run: python3 benchmarks/checkpoint_overhead.py [--backends docker,local] [--repeats N]
+     [--parts pause,overhead] [--interval SEC] [--work-sec SEC]
 
 For each backend, in one run:
 
@@ -8,7 +9,8 @@ For each backend, in one run:
   the agent's sandbox is frozen (and its calls held) for a capture, over the
   checkpoints of an episode with a 1-second interval, per isolation mode;
 * **agent-time overhead**: an agent runs the same CPU-bound loop in its sandbox
-  in episodes without checkpoints and with a short interval, alternately; the
+  in episodes without checkpoints and with a short interval (``--interval``,
+  default 2 s), alternately; the
   extra time per checkpoint (the pause, plus the background grading competing
   for the machine's cores) is scaled to a 10-minute interval and reported as a
   share of the agent's time, with the with/without ratio it comes from.
@@ -107,8 +109,10 @@ async def pauses(backend: str, tmp: Path, repeats: int) -> dict[str, list[float]
     return found
 
 
-async def overhead(backend: str, tmp: Path, repeats: int, work_sec: float) -> dict[str, float]:
-    """Agent time with and without checkpoints (every 5 s), alternating, in one run."""
+async def overhead(
+    backend: str, tmp: Path, repeats: int, work_sec: float, interval: float
+) -> dict[str, float]:
+    """Agent time with and without checkpoints every ``interval`` s, alternating, in one run."""
     task = make_task(tmp / "task-overhead", lhtb.IsolationMode.SEPARATE)
     calibrate = Worker(LOOP.format(n=200_000), 1)
     await episode(task, backend, tmp / "calibrate", calibrate, None)
@@ -120,7 +124,7 @@ async def overhead(backend: str, tmp: Path, repeats: int, work_sec: float) -> di
         await episode(task, backend, tmp / f"plain-{run}", plain, None)
         without.append(plain.seconds)
         checked = Worker(LOOP.format(n=n), rounds)
-        record = await episode(task, backend, tmp / f"checked-{run}", checked, 5.0)
+        record = await episode(task, backend, tmp / f"checked-{run}", checked, interval)
         with_.append(checked.seconds)
         taken.append(len(record.checkpoints))
     base, loaded = statistics.median(without), statistics.median(with_)
@@ -134,22 +138,27 @@ async def overhead(backend: str, tmp: Path, repeats: int, work_sec: float) -> di
     }
 
 
-async def measure(backends: list[str], repeats: int, work_sec: float) -> None:
+async def measure(
+    backends: list[str], repeats: int, work_sec: float, interval: float, parts: set[str]
+) -> None:
     print(f"## Checkpoint overhead ({repeats} repeats)\n")
     print("| backend | measure | value |")
     print("|---|---|---|")
     for backend in backends:
         with tempfile.TemporaryDirectory() as name:
             tmp = Path(name)
-            for mode, samples in (await pauses(backend, tmp, repeats)).items():
+            found = await pauses(backend, tmp, repeats) if "pause" in parts else {}
+            for mode, samples in found.items():
                 print(
                     f"| {backend} | capture pause, `{mode}` ({len(samples)} checkpoints) | "
                     f"median {ms(statistics.median(samples))}, p99 {ms(p99(samples))} |"
                 )
-            figures = await overhead(backend, tmp, repeats, work_sec)
+            if "overhead" not in parts:
+                continue
+            figures = await overhead(backend, tmp, repeats, work_sec, interval)
         ratio = figures["agent_sec_with"] / figures["agent_sec_without"]
         print(
-            f"| {backend} | agent time without / with checkpoints every 5 s "
+            f"| {backend} | agent time without / with checkpoints every {interval:g} s "
             f"({figures['checkpoints']:.0f} taken) | {figures['agent_sec_without']:.2f} s / "
             f"{figures['agent_sec_with']:.2f} s (ratio {ratio:.3f}) |"
         )
@@ -167,9 +176,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--backends", default="docker,local")
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--work-sec", type=float, default=20.0, help="agent work per episode")
+    parser.add_argument("--work-sec", type=float, default=30.0, help="agent work per episode")
+    parser.add_argument("--interval", type=float, default=2.0, help="for the overhead part")
+    parser.add_argument("--parts", default="pause,overhead")
     args = parser.parse_args()
-    anyio.run(measure, args.backends.split(","), args.repeats, args.work_sec)
+    parts = set(args.parts.split(","))
+    anyio.run(measure, args.backends.split(","), args.repeats, args.work_sec, args.interval, parts)
 
 
 if __name__ == "__main__":

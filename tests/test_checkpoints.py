@@ -194,3 +194,40 @@ async def test_checkpoints_grade_each_step_atomically_and_unseen(
             await sandbox.write_file("/app/answer.txt", value)
             direct.append((await verifier.grade(sandbox)).reward)
     assert direct == [r for r, _ in itertools.groupby(stepped)]
+
+
+async def test_captures_between_commands_starting_back_to_back(
+    tmp_path: Path, local_backend: SandboxBackend
+) -> None:
+    """The local init forks each command; a freeze between its fork and its exec holds
+    the init until the thaw. Captures while the agent starts commands without pause
+    must neither hang nor fail (the freeze is retried until the init answers)."""
+    task = make_task(tmp_path / "task", lhtb.IsolationMode.SEPARATE)
+    captures = Captures()
+    started: list[int] = []
+
+    async def busy(turn: lhtb.Turn) -> None:
+        async def commands() -> None:
+            while True:
+                assert (await turn.sandbox.exec(["true"])).ok
+                started.append(1)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(commands)
+            group.start_soon(commands)
+            for _ in range(6):
+                await captures.next()
+            group.cancel_scope.cancel()
+
+    episode = await lhtb.run_episode(
+        task,
+        busy,
+        backend=local_backend,
+        output_dir=tmp_path / "episode",
+        on_event=captures.on_event,
+        checkpoint_interval_sec=0.2,
+    )
+    assert episode.error is None
+    assert len(episode.checkpoints) >= 6
+    assert [c.error for c in episode.checkpoints] == [None] * len(episode.checkpoints)
+    assert len(started) > 6

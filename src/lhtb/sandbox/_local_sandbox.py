@@ -50,6 +50,9 @@ log = get_logger(__name__)
 
 _FILE_TIMEOUT = 300.0
 _TAR_SLACK = 64 * 1024 * 1024
+_CAPTURE_FREEZE_TRIES = 20
+_INIT_ANSWER_SEC = 0.5
+"""A frozen sandbox's init answers a ping at once unless a command it was starting froze."""
 _EXPORT_SCRIPT = """
 for p; do
   [ -e "/$p" ] || [ -L "/$p" ] || { printf 'missing /%s\\n' "$p" >&2; exit 3; }
@@ -257,6 +260,32 @@ class LocalSandbox(ManagedSandbox):
                 )
         self.frozen = True
         log.debug("sandbox_frozen", where=self._where, freezer=self.freezer.version)
+
+    async def freeze_for_capture(self) -> None:
+        """Freeze, making sure the init is free to run the capture's commands.
+
+        A command the agent started a moment before (forked by the init, not yet
+        running it) is frozen with the rest, and the init waits for it until the
+        thaw. The init then does not answer a ping: thaw, let the command start,
+        and freeze again.
+
+        Raises:
+            SandboxError: the init stayed busy over every try.
+        """
+        for _ in range(_CAPTURE_FREEZE_TRIES):
+            await self.freeze()
+            try:
+                await self.ping(timeout=_INIT_ANSWER_SEC)
+            except SandboxUnavailableError:
+                await self.thaw()
+                await anyio.sleep(_INIT_ANSWER_SEC)
+                continue
+            return
+        raise SandboxError(
+            f"the sandbox's init stayed busy over {_CAPTURE_FREEZE_TRIES} freezes",
+            where=self._where,
+            fix="Retry; if it persists, destroy the sandbox",
+        )
 
     async def thaw(self) -> None:
         """Resume the processes stopped by :meth:`freeze`."""
