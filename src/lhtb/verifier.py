@@ -47,7 +47,7 @@ from lhtb._log import get_logger
 from lhtb._seeds import SEED_ENV, check_seed, random_seed
 from lhtb.episode import KeptInputs, PassOutcome, VerifierPass
 from lhtb.errors import ArchiveError, ExecError, GradeInputError, RewardFileError
-from lhtb.sandbox.archive import pack_directory, relocate
+from lhtb.sandbox.archive import pack_directory, pack_file, relocate
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.sandbox.host_files import extract_to_host, write_host_file
 from lhtb.sandbox.registry import resolve_backend
@@ -87,6 +87,8 @@ _LIVE_RESET = (
     f"mkdir -p /logs && mkdir -m 700 {LOGS_DIR} {SCRATCH_DIR} && "
     f'chown "$1" {LOGS_DIR} {SCRATCH_DIR}'
 )
+_LIVE_RESET_KEEPING_TESTS = _LIVE_RESET.replace(f"rm -rf {TESTS_DIR} ", "rm -rf ", 1)
+"""A live pass in a verifier image built from ``tests/Dockerfile``: its ``/tests`` stays."""
 _LIVE_LOCK = f'chown -R "$1" {TESTS_DIR} && chmod 700 {TESTS_DIR}'
 """Live passes: the agent's processes are running, so the tests (copied in with
 owner-only modes), their logs and scratch belong to the verifier's user alone from
@@ -451,7 +453,13 @@ class Verifier:
         user = task.verifier.user if task.verifier.user is not None else "root"
         if self.live:
             reset = await sandbox.exec(
-                ["sh", "-c", _LIVE_RESET, "reset", str(user)],
+                [
+                    "sh",
+                    "-c",
+                    _LIVE_RESET_KEEPING_TESTS if bundled else _LIVE_RESET,
+                    "reset",
+                    str(user),
+                ],
                 timeout=_SETUP_TIMEOUT_SEC,
                 user="root",
                 cwd="/",
@@ -466,10 +474,12 @@ class Verifier:
         if not reset.ok:
             detail = reset.stderr_text.strip()[-300:]
             return PassOutcome.ERROR, None, f"could not prepare {LOGS_DIR}: {detail}", None
-        if not bundled:
+        if bundled:  # the image brings the tests; the kit joins them
+            archive = pack_file(KIT_PATH, f"{TESTS_DIR}/lhtb_scorecard.py")
+        else:
             extra = {"lhtb_scorecard.py": KIT_PATH}
             archive = pack_directory(task.tests_dir, TESTS_DIR, extra=extra)
-            await sandbox.import_(owner_only(archive) if self.live else archive, dest="/")
+        await sandbox.import_(owner_only(archive) if self.live else archive, dest="/")
         if self.live:
             locked = await sandbox.exec(
                 ["sh", "-c", _LIVE_LOCK, "lock", str(user)], timeout=_SETUP_TIMEOUT_SEC, user="root"

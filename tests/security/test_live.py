@@ -240,3 +240,56 @@ async def test_local_backend_refuses_live_separate_verification(
     spec = SandboxSpec(image="local:none", task=task, run_id=run_id, network_of="abc")
     with pytest.raises(SandboxError, match="another sandbox's network"):
         await LocalBackend().start(spec)
+
+
+BUNDLED_TEST_SH = """\
+#!/bin/sh
+# The image built from tests/Dockerfile brought this script and bundled.txt; the harness
+# adds the verifier kit.
+ls /tests
+if [ -f /tests/bundled.txt ] && [ -f /tests/lhtb_scorecard.py ]; then r=1; else r=0; fi
+echo "$r" > /logs/verifier/reward.txt
+"""
+
+
+async def test_live_separate_pass_in_a_verifier_image_keeps_its_tests_and_gets_the_kit(
+    docker_backend_only: SandboxBackend, tmp_path: Path, run_id: str
+) -> None:
+    """A live ``separate`` pass whose verifier image comes from ``tests/Dockerfile`` runs
+    the tests the image brought (they are not wiped) and finds the verifier kit beside them."""
+    root = tmp_path / "task"
+    (root / "environment").mkdir(parents=True)
+    (root / "tests").mkdir()
+    (root / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nRUN mkdir /app\n")
+    (root / "tests" / "Dockerfile").write_text("FROM debian:bookworm-slim\nCOPY . /tests/\n")
+    (root / "tests" / "test.sh").write_text(BUNDLED_TEST_SH, encoding="utf-8")
+    (root / "tests" / "test.sh").chmod(0o755)
+    (root / "tests" / "bundled.txt").write_text("from the image\n")
+    (root / "instruction.md").write_text("Nothing to do.\n")
+    (root / "task.toml").write_text(
+        textwrap.dedent(
+            """\
+            artifacts = ["/app"]
+
+            [agent]
+            timeout_sec = 60
+
+            [verifier]
+            isolation = "separate"
+            live = true
+            timeout_sec = 60
+            """
+        )
+    )
+    episode = await lhtb.run_episode(
+        lhtb.load_task(root),
+        lhtb.agents.NopAgent(),
+        backend=docker_backend_only,
+        run_id=run_id,
+        output_dir=tmp_path / "ep",
+    )
+    stdout = (tmp_path / "ep" / "verifier" / "pass-001" / "test-stdout.txt").read_text()
+    assert episode.config.live_verification
+    assert "bundled.txt" in stdout, stdout
+    assert "lhtb_scorecard.py" in stdout, stdout
+    assert episode.reward == 1.0, episode.error

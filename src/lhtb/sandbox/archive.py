@@ -355,6 +355,21 @@ def relocate(archive: bytes, source: str, target: str) -> bytes:
     return _rename(archive, _reprefix(source, target))
 
 
+def pack_file(source: Path, dest: str) -> bytes:
+    """A tar holding only the host file ``source`` at the absolute path ``dest`` (owner root).
+
+    No directory entries: the directories above ``dest`` keep their modes.
+    """
+    out = io.BytesIO()
+    with tarfile.open(fileobj=out, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        info = tar.gettarinfo(str(source), arcname=dest.strip("/"))
+        info.uid = info.gid = 0
+        info.uname = info.gname = "root"
+        with source.open("rb") as handle:
+            tar.addfile(info, handle)
+    return out.getvalue()
+
+
 def pack_directory(directory: Path, dest: str, *, extra: Mapping[str, Path] | None = None) -> bytes:
     """A tar of the host ``directory`` whose members land under the absolute ``dest``.
 
