@@ -1,0 +1,1 @@
+"""Schema migrations: numbered files in ledger/migrations/, applied in order once each."""
