@@ -262,7 +262,7 @@ def hidden_live(card, seed):
     history = gen.history()
     model = ref.Model(history)
     hours = rng.sample(gen.history_hours(), LIVE_HISTORY_HOURS)
-    up = healthy(LIVE_URL, 10)
+    up = healthy(LIVE_URL, 3)
     flags = [up and ref.matches(query(LIVE_URL, s, h), model.balance(s, h)) for s, h in hours]
     # mostly right or nothing: an unrepaired history is right by chance in quiet hours
     card.add("live_backfill", max(0.0, 2.0 * fraction(flags) - 1.0), weight=WEIGHTS["live_backfill"],

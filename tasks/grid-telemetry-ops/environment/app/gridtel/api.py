@@ -6,8 +6,9 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
-from gridtel import __version__, log, parsers
+from gridtel import __version__, dispatch, log, parsers, quality
 from gridtel.model import HOUR_S
+from gridtel.sites import SiteRegistry
 from gridtel.timeutil import TimestampError, parse_hour
 
 _log = log.get("api")
@@ -32,6 +33,7 @@ class Service:
         self.ingestor = ingestor
         self.balances = balances
         self.metrics = metrics
+        self.sites = SiteRegistry()
         self.started = time.time()
 
 
@@ -118,8 +120,18 @@ def make_handler(service):
                 if hours <= 0 or hours > MAX_DAY_HOURS:
                     raise ApiError(400, f"from..to must span 1 to {MAX_DAY_HOURS} hours")
                 return 200, {"site": site, "balances": [service.balances.balance(site, start + k * HOUR_S) for k in range(hours)]}
+            if method == "GET" and path == "/v1/dispatch-check":
+                site = _site(query)
+                balance = service.balances.balance(site, _hour(query))
+                return 200, dispatch.report(balance, service.sites.get(site))
+            if method == "GET" and path == "/v1/quality":
+                site, day = _site(query), _hour(query, "day")
+                if day % (24 * HOUR_S):
+                    raise ApiError(400, "day must be a UTC midnight")
+                return 200, quality.site_day(service.store, site, day)
             if method == "GET" and path == "/v1/sites":
-                return 200, {"sites": service.store.sites()}
+                known = service.sites.all()
+                return 200, {"sites": service.store.sites(), "master_data": sorted(known)}
             if method == "GET" and path == "/v1/devices":
                 site = _site(query)
                 return 200, {"site": site, "meters": service.store.meters_of(site), "inverters": service.store.inverters_of(site)}

@@ -5,6 +5,8 @@ import sys
 from gridtel import config
 from gridtel.store import Store
 
+EVER = 2**33  # epoch seconds far in the future: every record
+
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
@@ -19,10 +21,10 @@ def main(argv=None):
         return 0
     site = argv[0]
     for meter_id in store.meters_of(site):
-        readings = store.meter_readings(meter_id)
+        readings = store.meter_readings(meter_id, 0, EVER)
         print(f"{meter_id}: {len(readings)} reads")
     for inverter_id in store.inverters_of(site):
-        samples = store.power_samples(inverter_id)
+        samples = store.power_samples(inverter_id, 0, EVER)
         print(f"{inverter_id}: {len(samples)} samples")
     return 0
 
