@@ -287,7 +287,8 @@ class DockerBackend(SandboxBackend):
                 raise SandboxError(
                     "a compose environment cannot join another sandbox's network",
                     where=where,
-                    fix='Use isolation = "shared" for live verification of a compose task',
+                    fix="Give the task a tests/Dockerfile (the separate verifier's own image, "
+                    'which can join the network), or use isolation = "shared"',
                 )
             return await _compose.start(self, spec, labels=labels, env=env)
         cpus = await self._cpus(task.environment.cpus)
