@@ -8,7 +8,8 @@ in the shell reaches the relay through a private escape sequence (see
 :mod:`lhtb.session._play_shell`); the session's socket is served too, so
 ``lhtb submit SESSION`` and ``lhtb exec SESSION`` work from any terminal.
 Leaving the shell (``exit``, Ctrl-D, Ctrl-]) is a stop; the episode then
-goes on to its end as the rules say. The terminal is restored on every way out.
+goes on to its end as the rules say. SIGTERM or SIGHUP cancels the episode
+(its record is saved). The terminal is restored on every way out.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import anyio.abc
 import anyio.from_thread
 import anyio.lowlevel
 
