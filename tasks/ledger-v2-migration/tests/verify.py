@@ -239,9 +239,9 @@ def check_live(card):
         finally:
             conn.close()
         same = [got is not None and got.get(t) == rows for t, rows in want.items()]
-        score = (done + 4 * kept + sum(same)) / (1 + 4 + len(same))
+        score = kept * sum(same) / len(same) if done else 0.0  # v2 right, and nothing of v1 lost
         wrong = [t for t, ok in zip(want, same) if not ok]
-        card.add("live_database", score if done else 0.0, weight=2,
+        card.add("live_database", score, weight=2,
                  message=f"migrated={done}, legacy kept {kept:.2f}, v2 tables wrong: {wrong or 'none'}")
     rows, summary = ref.month_end(state, LIVE_MONTH)
     score, note = report_score(APP / "out" / f"month-end-{LIVE_MONTH}", rows, summary)
