@@ -113,6 +113,13 @@ def time_ok(got, ref):
         return False
 
 
+def steps_add_up(got, ref):
+    """The step sizes sum to t_end and the mass record has one entry per step plus one."""
+    dts, mass = got["dts"], got["mass"]
+    return (dts.ndim == 1 and mass.ndim == 1 and mass.size == dts.size + 1
+            and abs(float(np.sum(dts)) - ref.t) <= 1e-12 * max(1.0, ref.t))
+
+
 def field_score(got, ref, good=1e-9, bad=1e-4):
     if got is None or not time_ok(got, ref):
         return 0.0
@@ -254,7 +261,8 @@ def main():
 
     pub_ref = Reference(gen.PUBLIC_CONFIG)
     pub, _ = runner.run(gen.PUBLIC_CONFIG)
-    card.check("public_case_runs", pub is not None and time_ok(pub, pub_ref), weight=1, visibility="public")
+    card.check("public_case_runs", pub is not None and time_ok(pub, pub_ref) and steps_add_up(pub, pub_ref),
+               weight=1, visibility="public")
     card.check("public_case_matches", field_score(pub, pub_ref) == 1.0 and mass_report_ok(pub, pub_ref),
                weight=1, visibility="public")
 

@@ -37,7 +37,10 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         got = run_case(Path(tmp) / "plume.npz")
     results = {}
-    results["runs"] = got is not None and abs(float(got["t"]) - cfg["time"]["t_end"]) <= 1e-12
+    t_end = cfg["time"]["t_end"]
+    results["runs"] = (got is not None and abs(float(got["t"]) - t_end) <= 1e-12
+                       and abs(float(np.sum(got["dts"])) - t_end) <= 1e-12
+                       and got["mass"].size == got["dts"].size + 1)
     if got is None:
         results["matches"] = False
     else:
