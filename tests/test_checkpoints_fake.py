@@ -7,6 +7,7 @@ are tested on Docker and the local backend in tests/test_checkpoints.py.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -308,3 +309,37 @@ async def test_a_held_handle_makes_calls_wait_and_lets_writes_finish_first() -> 
         inner.release_write.set()
     assert order == ["capture", "calls during capture: 0"]
     assert inner.calls == ["write_started", "write_finished", "exec"]
+
+
+async def test_run_benchmark_takes_checkpoints_and_records_the_interval(tmp_path: Path) -> None:
+    class Idle:
+        async def run(self, turn: lhtb.Turn) -> None:
+            await anyio.sleep(250)
+
+    task = fake_task(tmp_path / "task", budget=300, continue_until_timeout=False)
+    result = await lhtb.run_benchmark(
+        [task],
+        {"idle": lambda task: Idle()},
+        output_dir=tmp_path / "run",
+        backend=FakeBackend([0.5]),
+        checkpoint_interval_sec=100,
+        stagger_sec=0,
+        handle_signals=False,
+    )
+    [episode] = result.episodes
+    assert episode.config.checkpoint_interval_sec == 100
+    assert [(c.elapsed_sec, c.reward) for c in episode.checkpoints] == [(100.0, 0.5), (200.0, 0.5)]
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["config"]["checkpoint_interval_sec"] == 100
+
+
+def test_lhtb_run_takes_the_interval() -> None:
+    from click.testing import CliRunner
+
+    from lhtb.cli import main
+
+    help_text = CliRunner().invoke(main, ["run", "--help"]).output
+    assert "--checkpoint-every SEC" in help_text
+    refused = CliRunner().invoke(main, ["run", "tasks", "--checkpoint-every", "0"])
+    assert refused.exit_code == 2
+    assert "--checkpoint-every" in refused.output
