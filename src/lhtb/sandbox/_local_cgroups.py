@@ -74,6 +74,7 @@ class Freezer:
             control, value, settled = agent / "cgroup.freeze", "1" if frozen else "0", None
         control.write_text(value)
         deadline = time.monotonic() + timeout
+        pause = 0.0005  # a freeze usually settles within a millisecond: poll fast at first
         while time.monotonic() < deadline:
             if self.version == 1:
                 settled = control.read_text().strip() == value
@@ -84,7 +85,8 @@ class Freezer:
                 return
             if self.version == 1 and frozen:
                 control.write_text(value)
-            time.sleep(0.01)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
         raise SandboxError(
             f"cgroup {agent} did not become {'frozen' if frozen else 'thawed'}",
             where=str(agent),
