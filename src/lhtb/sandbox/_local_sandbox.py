@@ -51,8 +51,10 @@ log = get_logger(__name__)
 _FILE_TIMEOUT = 300.0
 _TAR_SLACK = 64 * 1024 * 1024
 _CAPTURE_FREEZE_TRIES = 20
-_INIT_ANSWER_SEC = 0.5
+_INIT_ANSWER_SEC = 0.25
 """A frozen sandbox's init answers a ping at once unless a command it was starting froze."""
+_COMMAND_START_SEC = 0.005
+"""Enough for a forked command to reach its ``exec`` once thawed."""
 _EXPORT_SCRIPT = """
 for p; do
   [ -e "/$p" ] || [ -L "/$p" ] || { printf 'missing /%s\\n' "$p" >&2; exit 3; }
@@ -278,7 +280,7 @@ class LocalSandbox(ManagedSandbox):
                 await self.ping(timeout=_INIT_ANSWER_SEC)
             except SandboxUnavailableError:
                 await self.thaw()
-                await anyio.sleep(_INIT_ANSWER_SEC)
+                await anyio.sleep(_COMMAND_START_SEC)
                 continue
             return
         raise SandboxError(
