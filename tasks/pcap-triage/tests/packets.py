@@ -6,13 +6,31 @@ ETH_IPV4, ETH_IPV6, ETH_ARP = 0x0800, 0x86DD, 0x0806
 MAGIC_US, MAGIC_NS = 0xA1B2C3D4, 0xA1B23C4D
 
 
-def pcap(records, *, big_endian=False, nanosecond=False, linktype=1, snaplen=65535,
-         version=(2, 4), tail=b""):
+def pcap(
+    records,
+    *,
+    big_endian=False,
+    nanosecond=False,
+    linktype=1,
+    snaplen=65535,
+    version=(2, 4),
+    tail=b"",
+):
     """A capture file. records: (ts_ns, data) or (ts_ns, data, orig_len) or
     (sec, frac, data, orig_len, incl_len) raw tuples; tail is appended verbatim."""
     e = ">" if big_endian else "<"
-    out = [struct.pack(e + "IHHiIII", MAGIC_NS if nanosecond else MAGIC_US, version[0],
-                       version[1], 0, 0, snaplen, linktype)]
+    out = [
+        struct.pack(
+            e + "IHHiIII",
+            MAGIC_NS if nanosecond else MAGIC_US,
+            version[0],
+            version[1],
+            0,
+            0,
+            snaplen,
+            linktype,
+        )
+    ]
     for rec in records:
         if len(rec) == 5:
             sec, frac, data, orig, incl = rec
@@ -51,27 +69,47 @@ def v6(text):
     return struct.pack(">8H", *groups)
 
 
-def checksum(data):
-    return 0  # nothing checks it
-
-
-def ipv4(src, dst, proto, payload, *, options=b"", frag_offset=0, more=False, ttl=64,
-         ident=0, total=None, ihl=None, version=4):
+def ipv4(
+    src,
+    dst,
+    proto,
+    payload,
+    *,
+    options=b"",
+    frag_offset=0,
+    more=False,
+    ttl=64,
+    ident=0,
+    total=None,
+    ihl=None,
+    version=4,
+):
     hlen = 20 + len(options)
     ihl = hlen // 4 if ihl is None else ihl
     total = hlen + len(payload) if total is None else total
     flags = (0x2000 if more else 0) | (frag_offset & 0x1FFF)
-    head = struct.pack(">BBHHHBBH4s4s", (version << 4) | (ihl & 15), 0, total & 0xFFFF, ident,
-                       flags, ttl, proto, 0, src, dst)
+    head = struct.pack(
+        ">BBHHHBBH4s4s",
+        (version << 4) | (ihl & 15),
+        0,
+        total & 0xFFFF,
+        ident,
+        flags,
+        ttl,
+        proto,
+        0,
+        src,
+        dst,
+    )
     return head + options + payload
 
 
 def ipv6(src, dst, nh, payload, *, ext=(), plen=None):
-    """ext: [(type, body)] where body excludes the next-header byte; the length byte is
-    computed for non-fragment headers (body padded to 8n-1 bytes... given exactly)."""
+    """ext: [(type, body)], each body without its next-header byte (ext_opts and ext_frag
+    build bodies with the right length); plen overrides the payload length field."""
     chain = b""
     types = [t for t, _ in ext] + [nh]
-    for i, (t, body) in enumerate(ext):
+    for i, (_, body) in enumerate(ext):
         chain += bytes([types[i + 1]]) + body
     first = types[0]
     data = chain + payload
@@ -90,8 +128,11 @@ def ext_frag(offset_units, more=False, ident=1):
 
 def tcp(sport, dport, flags, payload=b"", *, doff=5, opts=None):
     opts = bytes(max(0, doff - 5) * 4) if opts is None else opts
-    return struct.pack(">HHIIBBHHH", sport, dport, 1, 0, (doff & 15) << 4, flags, 65535, 0,
-                       0) + opts + payload
+    return (
+        struct.pack(">HHIIBBHHH", sport, dport, 1, 0, (doff & 15) << 4, flags, 65535, 0, 0)
+        + opts
+        + payload
+    )
 
 
 def udp(sport, dport, payload=b""):
@@ -103,8 +144,13 @@ def icmp(kind=8, code=0, body=b"abcdefgh"):
 
 
 def arp():
-    return struct.pack(">HHBBH", 1, 0x0800, 6, 4, 1) + mac(1) + v4("10.0.0.1") + mac(0) + \
-        v4("10.0.0.2")
+    return (
+        struct.pack(">HHBBH", 1, 0x0800, 6, 4, 1)
+        + mac(1)
+        + v4("10.0.0.1")
+        + mac(0)
+        + v4("10.0.0.2")
+    )
 
 
 def labels(name):
@@ -122,7 +168,10 @@ def dns(qname_wire, *, response=False, ident=0x1234, qdcount=1, body=b""):
 def http(method, host, *, host_header="Host", path="/", extra=(), eol=b"\r\n", sep=": "):
     lines = [f"{method} {path} HTTP/1.1".encode()]
     if host is not None:
-        lines.append(host_header.encode() + sep.encode() + (host if isinstance(host, bytes)
-                                                             else host.encode()))
+        lines.append(
+            host_header.encode()
+            + sep.encode()
+            + (host if isinstance(host, bytes) else host.encode())
+        )
     lines += [x.encode() for x in extra]
     return eol.join(lines) + eol + eol

@@ -25,22 +25,34 @@ from lhtb_scorecard import seed as kit_seed  # noqa: E402
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 SCORECARD = os.environ.get("LHTB_SCORECARD", "/logs/verifier/scorecard.json")
 OPT_FLAGS = ["-std=gnu11", "-O2", "-w"]
-SAN_FLAGS = ["-std=gnu11", "-O1", "-g", "-w", "-fno-omit-frame-pointer",
-             "-fsanitize=address,undefined", "-fno-sanitize-recover=all"]
+SAN_FLAGS = [
+    "-std=gnu11",
+    "-O1",
+    "-g",
+    "-w",
+    "-fno-omit-frame-pointer",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+]
 # Set in the environment, these override any defaults the program compiles in.
-SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:exitcode=86:log_path=stderr:"
-                           "abort_on_error=0:allocator_may_return_null=0",
-           "UBSAN_OPTIONS": "halt_on_error=1:exitcode=86:log_path=stderr:print_stacktrace=1"}
+SAN_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:exitcode=86:log_path=stderr:"
+    "abort_on_error=0:allocator_may_return_null=0",
+    "UBSAN_OPTIONS": "halt_on_error=1:exitcode=86:log_path=stderr:print_stacktrace=1",
+}
 HOOK = re.compile(r" [TtWwi] (__(asan|ubsan|lsan|sanitizer)_\w+)$")
 SAN_MARKERS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: UndefinedBehaviorSanitizer")
-FULL_RATIO = 4.0    # full credit within 4x the reference's time (wall clock on a loaded
-ZERO_RATIO = 12.0   # machine: identical binaries measured up to 1.6x apart); nothing at 12x
+FULL_RATIO = 4.0  # full credit within 4x the reference's time (wall clock on a loaded
+ZERO_RATIO = 12.0  # machine: identical binaries measured up to 1.6x apart); nothing at 12x
 RACE_RUNS = 3
 
 
 def sources(root):
-    return sorted(p for p in Path(root).iterdir() if p.suffix in (".c", ".h") and p.is_file()
-                  and not p.is_symlink())
+    return sorted(
+        p
+        for p in Path(root).iterdir()
+        if p.suffix in (".c", ".h") and p.is_file() and not p.is_symlink()
+    )
 
 
 def build_reference(workdir):
@@ -58,16 +70,17 @@ def build_candidate():
     build = Path(scratch_dir())
     for path in sources(src):
         shutil.copyfile(path, build / path.name)
-    os.chmod(build, 0o777)
+    build.chmod(0o777)
     for path in build.iterdir():
-        os.chmod(path, 0o666)
+        path.chmod(0o666)
     files = [p.name for p in sources(build) if p.suffix == ".c"]
     if not files:
         return None, None, "no C sources in /app/src"
     results, notes = [], []
     for name, flags in (("pcapsum", OPT_FLAGS), ("pcapsum-san", SAN_FLAGS)):
-        proc = run_untrusted(["gcc", *flags, "-o", name, *files, "-lm"], cwd=str(build),
-                             timeout=300, text=True)
+        proc = run_untrusted(
+            ["gcc", *flags, "-o", name, *files, "-lm"], cwd=str(build), timeout=300, text=True
+        )
         ok = proc.returncode == 0 and (build / name).is_file() and not (build / name).is_symlink()
         results.append(build / name if ok else None)
         if not ok:
@@ -80,22 +93,24 @@ def build_candidate():
     # from here on the binaries cannot be changed by the programs they run
     for path in build.iterdir():
         os.chown(path, 0, 0, follow_symlinks=False)
-        os.chmod(path, 0o755, follow_symlinks=False)
-    os.chmod(build, 0o755)
+        os.chmod(path, 0o755, follow_symlinks=False)  # noqa: PTH101 - never follow a link
+    build.chmod(0o755)
     return results[0], results[1], "; ".join(notes)
 
 
 def sanitizer_hooks(binary):
     """Sanitizer runtime hooks (default options, error callbacks) the program defines
     itself: a sanitized build must report what it finds, not silence it."""
-    proc = subprocess.run(["nm", "--defined-only", str(binary)], capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        ["nm", "--defined-only", str(binary)], capture_output=True, text=True, check=False
+    )
     return [m.group(1) for m in map(HOOK.search, proc.stdout.splitlines()) if m]
 
 
 def reference_output(ref, capture, top):
-    proc = subprocess.run([str(ref), "-n", str(top), str(capture)], capture_output=True,
-                          timeout=120, check=False)
+    proc = subprocess.run(
+        [str(ref), "-n", str(top), str(capture)], capture_output=True, timeout=120, check=False
+    )
     return proc.returncode, proc.stdout
 
 
@@ -145,7 +160,7 @@ def race(seed, ref, binary, inputs):
         path.write_bytes(base + gen.perf_tail(seed, k))
         want_rc, want = reference_output(ref, path, 25)
 
-        def timed_reference():
+        def timed_reference(path=path):
             proc = run_untrusted([str(ref), "-n", "25", str(path)], timeout=300)
             shutil.rmtree(proc.scratch, ignore_errors=True)
             return proc.elapsed
@@ -178,17 +193,32 @@ def main():
     gate = f" [{note}]" if note else ""
 
     sample, _ = replay([("sample", gen.sample_capture(), 10)], ref, opt, inputs)
-    card.check("sample_report", sample == 1.0, weight=1, visibility="public",
-               message=f"bundled sample capture{gate}")
-    hostile_sample, fails = replay([("hostile-sample", gen.sample_hostile(), 10)], ref, san, inputs,
-                                   sanitized=True)
-    card.check("sample_hostile", hostile_sample == 1.0, weight=1, visibility="public",
-               message="; ".join(fails) or "bundled hostile capture, sanitized build")
+    card.check(
+        "sample_report",
+        sample == 1.0,
+        weight=1,
+        visibility="public",
+        message=f"bundled sample capture{gate}",
+    )
+    hostile_sample, fails = replay(
+        [("hostile-sample", gen.sample_hostile(), 10)], ref, san, inputs, sanitized=True
+    )
+    card.check(
+        "sample_hostile",
+        hostile_sample == 1.0,
+        weight=1,
+        visibility="public",
+        message="; ".join(fails) or "bundled hostile capture, sanitized build",
+    )
 
     def category(name, cases, weight, sanitized=False):
         score, fails = replay(cases, ref, san if sanitized else opt, inputs, sanitized=sanitized)
-        card.add(name, score, weight=weight,
-                 message=f"{round(score * len(cases))}/{len(cases)} match; " + "; ".join(fails[:4]))
+        card.add(
+            name,
+            score,
+            weight=weight,
+            message=f"{round(score * len(cases))}/{len(cases)} match; " + "; ".join(fails[:4]),
+        )
         return score
 
     category("traffic", gen.traffic_cases(seed), 2)
@@ -202,10 +232,16 @@ def main():
         ratio, message = race(seed, ref, opt, inputs)
     else:
         ratio, message = None, "not raced: no hostile capture was handled safely"
-    speed = 0.0 if ratio is None else min(1.0, max(0.0, (ZERO_RATIO - ratio) / (ZERO_RATIO - FULL_RATIO)))
+    speed = 0.0
+    if ratio is not None:
+        speed = min(1.0, max(0.0, (ZERO_RATIO - ratio) / (ZERO_RATIO - FULL_RATIO)))
     shown = "-" if ratio is None else f"{ratio:.2f}x the reference's time"
-    card.add("throughput", speed * safety, weight=4,
-             message=f"{shown}: {message} (x {safety:.2f}, the hostile fraction); seed {seed}")
+    card.add(
+        "throughput",
+        speed * safety,
+        weight=4,
+        message=f"{shown}: {message} (x {safety:.2f}, the hostile fraction); seed {seed}",
+    )
     card.write(SCORECARD)
 
 

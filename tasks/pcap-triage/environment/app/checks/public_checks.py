@@ -10,17 +10,27 @@ from pathlib import Path
 
 APP = Path(__file__).resolve().parent.parent
 OPT = ["-std=gnu11", "-O2", "-w"]
-SAN = ["-std=gnu11", "-O1", "-g", "-w", "-fno-omit-frame-pointer", "-fsanitize=address,undefined",
-       "-fno-sanitize-recover=all"]
-SAN_ENV = {"ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:exitcode=86:log_path=stderr",
-           "UBSAN_OPTIONS": "halt_on_error=1:exitcode=86:log_path=stderr:print_stacktrace=1"}
+SAN = [
+    "-std=gnu11",
+    "-O1",
+    "-g",
+    "-w",
+    "-fno-omit-frame-pointer",
+    "-fsanitize=address,undefined",
+    "-fno-sanitize-recover=all",
+]
+SAN_ENV = {
+    "ASAN_OPTIONS": "detect_leaks=0:halt_on_error=1:exitcode=86:log_path=stderr",
+    "UBSAN_OPTIONS": "halt_on_error=1:exitcode=86:log_path=stderr:print_stacktrace=1",
+}
 MARKERS = ("ERROR: AddressSanitizer", "runtime error:", "ERROR: UndefinedBehaviorSanitizer")
 
 
 def build(out, flags):
     files = sorted(str(p) for p in (APP / "src").glob("*.c"))
-    proc = subprocess.run(["gcc", *flags, "-o", str(out), *files, "-lm"], capture_output=True,
-                          text=True, check=False)
+    proc = subprocess.run(
+        ["gcc", *flags, "-o", str(out), *files, "-lm"], capture_output=True, text=True, check=False
+    )
     if proc.returncode != 0:
         print(proc.stderr[-2000:])
     return proc.returncode == 0
@@ -28,12 +38,16 @@ def build(out, flags):
 
 def check(name, binary, capture, expected, env=None):
     run_env = dict(os.environ, **(env or {}))
-    proc = subprocess.run([str(binary), str(capture)], capture_output=True, timeout=60,
-                          env=run_env, check=False)
+    proc = subprocess.run(
+        [str(binary), str(capture)], capture_output=True, timeout=60, env=run_env, check=False
+    )
     err = proc.stderr.decode("utf-8", "replace")
     report = [line for line in err.splitlines() if any(m in line for m in MARKERS)]
     ok = proc.returncode == 0 and not report and proc.stdout == expected.read_bytes()
-    why = report[0] if report else f"exit {proc.returncode}" if proc.returncode else "report differs"
+    if report:
+        why = report[0]
+    else:
+        why = f"exit {proc.returncode}" if proc.returncode else "report differs"
     print(f"{'PASS' if ok else 'FAIL'} {name}" + ("" if ok else f": {why}"))
     return ok
 
@@ -47,8 +61,13 @@ def main():
             return 1
         results = [
             check("sample_report", opt, data / "sample.pcap", data / "sample.report"),
-            check("sample_hostile", san, data / "hostile-sample.pcap",
-                  data / "hostile-sample.report", SAN_ENV),
+            check(
+                "sample_hostile",
+                san,
+                data / "hostile-sample.pcap",
+                data / "hostile-sample.report",
+                SAN_ENV,
+            ),
         ]
     return 0 if all(results) else 1
 
