@@ -14,6 +14,7 @@ import json
 import os
 import random
 import sys
+import time
 from decimal import Decimal
 from pathlib import Path
 
@@ -26,7 +27,7 @@ import hiddenpg  # noqa: E402
 import ledgergen as gen  # noqa: E402
 import ledgerref as ref  # noqa: E402
 import v2read  # noqa: E402
-from lhtb_scorecard import Scorecard, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
+from lhtb_scorecard import Scorecard, UntrustedResult, read_output, readable, run_untrusted, scratch_dir  # noqa: E402
 from lhtb_scorecard import seed as kit_seed  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
@@ -37,6 +38,10 @@ SAMPLE_SEED = 7
 HEADER = ["customer_id", "email", "currency", "opening_cents", "invoiced_cents", "adjustments_cents",
           "received_cents", "closing_cents"]
 SPEC_FOREIGN_KEYS = 8
+BUDGET_SEC = 420.0
+"""All runs of the agent's tool share this budget (the pass's limit is 600 s): a tool that
+hangs costs its own subtasks, never the scorecard."""
+_DEADLINE = time.monotonic() + BUDGET_SEC
 
 
 # -- reading databases ------------------------------------------------------------------------
@@ -129,6 +134,10 @@ def untrusted_parent():
 
 
 def run_tool(args, dbname, *, timeout=90, scratch=None):
+    """The tool's run (as nobody); a timed-out result without running once the budget is spent."""
+    timeout = min(timeout, _DEADLINE - time.monotonic())
+    if timeout < 1:
+        return UntrustedResult(args, -9, "", "the verifier's time budget for the tool is spent", timed_out=True)
     scratch = scratch or scratch_dir(parent=untrusted_parent())
     return run_untrusted([sys.executable, "-m", "ledger", *args], cwd=str(APP), timeout=timeout, text=True,
                          env={"LEDGER_DSN": hiddenpg.dsn(dbname)}, scratch=scratch)
@@ -315,7 +324,10 @@ def check_hidden(card, seed):
 
     faults = [("ddl", rng.choice([2, 3, 4])), ("ddl", rng.choice([6, 7, 8, 9])),
               ("insert", rng.choice(["invoice_lines", "payments"])), ("insert", "adjustments")]
-    results = [resume_case(i, kind, arg, sql, tables, want) for i, (kind, arg) in enumerate(faults)]
+    if done:
+        results = [resume_case(i, kind, arg, sql, tables, want) for i, (kind, arg) in enumerate(faults)]
+    else:  # a migration that does not complete cannot complete after a failure either
+        results = [(False, "the migration did not complete")] * len(faults)
     card.add("resume_after_failure", sum(ok for ok, _ in results) / len(results), weight=3,
              message="; ".join(f"{k}:{a} {why}" for (k, a), (_, why) in zip(faults, results)))
 
@@ -332,7 +344,7 @@ def balance_score(rng, tables, state, done):
     hits = 0
     for customer in chosen:
         member = rng.choice(groups[customer][1:] or groups[customer])
-        proc = run_tool(["balance", member[2]], "hidden_main", timeout=30)
+        proc = run_tool(["balance", member[2]], "hidden_main", timeout=20)
         want = {f"{cur} {gen._clean_amount(cents)}" for cur, cents in ref.balances(state, customer).items()}
         got = {line.strip() for line in (proc.stdout or "").splitlines() if line.strip()}
         hits += proc.ok and got == want
