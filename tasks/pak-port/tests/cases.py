@@ -76,6 +76,15 @@ def records(rng, size):
     return bytes(out[:size])
 
 
+def break_even(rng, size):
+    """Runs of three and a single byte: rle output exactly as long as the input."""
+    out = bytearray()
+    while len(out) < size:
+        run, single = rng.sample(range(256), 2)
+        out += bytes((run, run, run, single))
+    return bytes(out[:size - size % 4])
+
+
 def mixed(rng, size):
     parts = []
     left = size
@@ -86,7 +95,7 @@ def mixed(rng, size):
     return b"".join(parts)
 
 
-KINDS = [ledger_text, runs, noise, periodic, records, mixed]
+KINDS = [ledger_text, runs, noise, periodic, records, mixed, break_even]
 
 
 def content(rng, size=None, kinds=KINDS):
@@ -198,7 +207,7 @@ def create_formats(rng):
     for fmt, method in [(1, "rle"), (2, "rle"), (3, "rle"), (3, "store"), (3, "rle"),
                         (3, rng.choice(["rle", "store"]))]:
         files = make_files(rng, rng.randint(1, 4), sizes=[0, 1, 2, 3, 130, 700, 3000, 9000],
-                           kinds=[runs, ledger_text, noise, records])
+                           kinds=[runs, ledger_text, noise, records, break_even, break_even])
         cases.append(Case("create-f%d-%s" % (fmt, method), files,
                           create_argv(rng, fmt, method) + [n for n, _, _, _ in files]))
     return cases
@@ -207,7 +216,7 @@ def create_formats(rng):
 def create_lz(rng):
     cases = []
     for i in range(6):
-        fmt = 2 if i % 2 else None
+        fmt = 2 if i in (1, 4) else None
         files = make_files(rng, rng.randint(1, 3), sizes=[4000, 12000, 30000],
                            kinds=[ledger_text, periodic, records, mixed])
         cases.append(Case("create-lz", files,
@@ -236,7 +245,7 @@ def malformed_archives(rng):
     cases = []
     for operation in DAMAGE:
         key = rng.choice(KEYS) if rng.random() < 0.25 else None
-        fmt = rng.choice([2, 3, 3]) if key else None
+        fmt = rng.choice([2, 3, 3]) if key else rng.choice([1, 2, 3, 3, 3, 3, 3, 3])
         files, build = archive_spec(rng, fmt=fmt, key=key, count=rng.randint(1, 3))
         value = {"truncate": rng.random(), "flip_head": (rng.randrange(4, 48), rng.randint(1, 255)),
                  "flip_any": (rng.random(), rng.randint(1, 255)),
@@ -260,6 +269,8 @@ def damaged_members(rng):
             files.append(("evil.txt", b"should never be extracted\n", 1_600_000_000, 0o644))
             names = [n for n, _, _, _ in files[:3]] + ["sub/../evil.txt"]
             files.append(("sub/keep", b"", 1_600_000_000, 0o644))
+            files.append(("back\\slash.txt", b"\\", 1_600_000_000, 0o644))
+            names.insert(rng.randrange(len(names) + 1), "back\\slash.txt")
             build = create_argv(rng, None, "lz") + names
             cases.append(Case("unsafe-name", files, read_argv("x"), build))
             continue
