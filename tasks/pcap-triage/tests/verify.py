@@ -4,7 +4,9 @@ The agent's C sources are copied out of /app/src and compiled by gcc running as 
 untrusted uid (so neither the compiler nor anything the sources include can see /tests)
 with fixed flags: -O2 for the outputs and the race, and -fsanitize=address,undefined for
 the hostile captures. The reference implementation (tests/reference, the same code as
-the solution) is compiled by the tests, as root, into a root-owned directory. Every
+the solution) is compiled by the tests, as root, into a private (0700) directory; for
+its timed runs a copy is exposed in a fresh directory that is removed before the agent's
+program runs again, so the agent's program never finds a reference to run. Every
 capture is generated from the episode seed into an input directory; every run of the
 agent's program gets a fresh scratch directory."""
 
@@ -13,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -161,7 +164,15 @@ def race(seed, ref, binary, inputs):
         want_rc, want = reference_output(ref, path, 25)
 
         def timed_reference(path=path):
-            proc = run_untrusted([str(ref), "-n", "25", str(path)], timeout=300)
+            # the untrusted uid may run the reference only while it is timed: the copy it
+            # can execute is gone before the candidate runs (which could otherwise exec it)
+            exposed = Path(input_dir("lhtb-race-"))
+            copy = exposed / "bin"
+            shutil.copy2(ref, copy)
+            try:
+                proc = run_untrusted([str(copy), "-n", "25", str(path)], timeout=300)
+            finally:
+                shutil.rmtree(exposed, ignore_errors=True)
             shutil.rmtree(proc.scratch, ignore_errors=True)
             return proc.elapsed
 
@@ -188,7 +199,7 @@ def main():
     card = Scorecard()
     readable(APP)
     inputs = input_dir()
-    ref = build_reference(input_dir())
+    ref = build_reference(tempfile.mkdtemp(prefix="pcapsum-ref-"))  # root-only, mode 0700
     opt, san, note = build_candidate()
     gate = f" [{note}]" if note else ""
 
