@@ -46,7 +46,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "play": (
         "lhtb.cli.play:play",
-        "Work TASK yourself: a shell into its sandbox, timed and verified like an agent.",
+        "Work TASK yourself: a shell in its sandbox, timed and verified like an agent.",
     ),
     "report": (
         "lhtb.cli.results:report",
