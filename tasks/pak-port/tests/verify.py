@@ -29,21 +29,30 @@ TIMEOUT = 60
 PYTHON = "/usr/bin/python3"  # the image's interpreter (the verifier may run under another)
 
 WRAPPER = r"""
-import os, sys, sysconfig
-_SYSTEM = tuple(os.path.realpath(p) + os.sep for p in {sysconfig.get_path("platstdlib"), sysconfig.get_path("stdlib")})
-_MODULES = {"_posixsubprocess", "_ctypes", "ctypes", "_testcapi"}
-_EVENTS = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
-           "subprocess.Popen", "ctypes.", "pty.", "os.kill", "os.killpg")
-def _guard(event, args):
-    if event.startswith(_EVENTS):
-        raise PermissionError("pak-port: %s is not allowed" % event)
-    if event == "import":
-        if args[0] in _MODULES:
-            raise PermissionError("pak-port: import %s is not allowed" % args[0])
-        origin = args[1]
-        if isinstance(origin, str) and not origin.endswith((".py", ".pyc")) and not os.path.realpath(origin).startswith(_SYSTEM):
-            raise PermissionError("pak-port: native module %s is not allowed" % origin)
-sys.addaudithook(_guard)
+import os, sys
+def _install():
+    # The rules live in this closure as immutable values, and the hook calls no Python
+    # code the port could replace: rebinding names (in any frame's globals) changes nothing.
+    import sysconfig
+    system = tuple(os.path.realpath(p) + os.sep for p in {sysconfig.get_path("platstdlib"), sysconfig.get_path("stdlib")})
+    modules = frozenset({"_posixsubprocess", "_ctypes", "ctypes", "_testcapi"})
+    events = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.forkpty",
+              "subprocess.Popen", "ctypes.", "pty.", "os.kill", "os.killpg", "gc.get_")
+    startswith, endswith = str.startswith, str.endswith
+    def guard(event, args):
+        if type(event) is not str or startswith(event, events):
+            raise PermissionError("pak-port: %s is not allowed" % (event,))
+        if event == "import":
+            name, origin = args[0], args[1]
+            if type(name) is not str or name in modules:
+                raise PermissionError("pak-port: import %r is not allowed" % (name,))
+            if origin is None or (type(origin) is str and endswith(origin, (".py", ".pyc"))):
+                return
+            if type(origin) is not str or not startswith(origin, system) or "/.." in origin:
+                raise PermissionError("pak-port: native module %r is not allowed" % (origin,))
+    sys.addaudithook(guard)
+_install()
+del _install
 del sys.argv[0]
 sys.path.insert(0, os.path.dirname(sys.argv[0]))
 import runpy
