@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from .board import EMPTY, opponent
-from .config import MAX_DEPTH, WIN_SCORE
+from .config import MAX_DEPTH, NODES_PER_SECOND, SAFETY_FACTOR, WIN_SCORE
 from .evaluate import WEIGHTS, evaluate
 from .rules import apply_move, legal_moves
 from .scoring import margin
@@ -16,15 +16,19 @@ class OutOfTime(Exception):
 
 
 class Searcher:
-    """One search: a deadline and a node counter."""
+    """One search: a node budget (so the same position and budget give the same
+    move on any machine) and a wall-clock deadline as a safety net."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, node_limit: float = float("inf")) -> None:
         self.deadline = deadline
+        self.node_limit = node_limit
         self.nodes = 0
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes & 255 == 0 and time.monotonic() > self.deadline:
+        if self.nodes > self.node_limit:
+            raise OutOfTime
+        if self.nodes & 63 == 0 and time.monotonic() > self.deadline:
             raise OutOfTime
 
     def negamax(self, board: list[str], side: str, depth: int, alpha: int, beta: int, passed: bool = False) -> int:
@@ -72,23 +76,28 @@ def ordered(moves: list[int]) -> list[int]:
 
 
 def best_move(board: list[str], side: str, budget_s: float, min_depth: int = 1) -> tuple[int, int]:
-    """The best move found within ``budget_s`` seconds and the depth reached."""
+    """The best move found within about ``budget_s`` seconds and the depth reached.
+
+    The budget is turned into a node budget (``config.NODES_PER_SECOND``);
+    the clock only stops a search that runs far over it.
+    """
     moves = legal_moves(board, side)
     if len(moves) == 1:
         return moves[0], 0
-    deadline = time.monotonic() + budget_s
+    nodes_left = budget_s * NODES_PER_SECOND
+    deadline = time.monotonic() + budget_s * SAFETY_FACTOR
     choice = ordered(moves)[0]
     reached = 0
     empties = board.count(EMPTY)
-    start = time.monotonic()
     for depth in range(1, min(MAX_DEPTH, empties) + 1):
-        searcher = Searcher(deadline if depth > min_depth else float("inf"))
+        unlimited = depth <= min_depth
+        searcher = Searcher(float("inf") if unlimited else deadline, float("inf") if unlimited else nodes_left)
         try:
             choice, _ = searcher.root(board, side, depth, choice)
         except OutOfTime:
             break
         reached = depth
-        spent = time.monotonic() - start
-        if depth >= min_depth and spent * 4 > deadline - time.monotonic():
+        nodes_left -= searcher.nodes
+        if searcher.nodes * 3 > nodes_left:
             break  # the next depth would not finish
     return choice, reached

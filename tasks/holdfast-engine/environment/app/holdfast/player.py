@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 from . import config
 from .clock import plan_seconds
 from .book import Book
@@ -30,13 +28,12 @@ class Player:
         if booked is not None:
             self.last_info = "book"
             return booked
-        started = time.monotonic()
         if empties(state.board) <= config.ENDGAME_EMPTIES:
-            solved = solve_move(state.board, state.side, budget)
+            solved = solve_move(state.board, state.side, budget / 2)
             if solved is not None:
                 self.last_info = f"solved margin {solved[1]}"
                 return solved[0]
-        remaining = max(0.01, budget - (time.monotonic() - started))
-        move, depth = best_move(state.board, state.side, remaining, min_depth=1)
+            budget /= 2
+        move, depth = best_move(state.board, state.side, budget, min_depth=1)
         self.last_info = f"depth {depth}"
         return move

@@ -6,6 +6,12 @@ SEARCH_DEPTH = 3
 MAX_DEPTH = 8
 #: Number of empty cells at which the exact endgame solver takes over.
 ENDGAME_EMPTIES = 10
+#: Search nodes per second of budget (calibrated low: a loaded machine is slower).
+NODES_PER_SECOND = 800
+#: Exact-solver nodes per second of budget.
+SOLVER_NODES_PER_SECOND = 2500
+#: A search is stopped by the clock at this multiple of its budget.
+SAFETY_FACTOR = 2.5
 #: Fraction of the per-move budget the engine plans to use.
 TIME_FRACTION = 0.5
 #: Per-move budget in milliseconds when the referee does not send one.

@@ -5,19 +5,23 @@ from __future__ import annotations
 import time
 
 from .board import EMPTY, opponent
+from .config import SAFETY_FACTOR, SOLVER_NODES_PER_SECOND
 from .rules import apply_move, legal_moves
 from .scoring import margin
 from .search import OutOfTime, ordered
 
 
 class Solver:
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, node_limit: float) -> None:
         self.deadline = deadline
+        self.node_limit = node_limit
         self.nodes = 0
 
     def solve(self, board: list[str], side: str, alpha: int, beta: int, passed: bool = False) -> int:
         """The exact final margin for ``side`` with best play from both."""
         self.nodes += 1
+        if self.nodes > self.node_limit:
+            raise OutOfTime
         if self.nodes & 1023 == 0 and time.monotonic() > self.deadline:
             raise OutOfTime
         moves = legal_moves(board, side)
@@ -39,7 +43,7 @@ class Solver:
 
 def solve_move(board: list[str], side: str, budget_s: float) -> tuple[int, int] | None:
     """(best move, exact margin), or None when the solve does not finish in time."""
-    solver = Solver(time.monotonic() + budget_s)
+    solver = Solver(time.monotonic() + budget_s * SAFETY_FACTOR, budget_s * SOLVER_NODES_PER_SECOND)
     best_move, best = None, -1000
     alpha = -1000
     try:
