@@ -145,6 +145,16 @@ def finished_cases(rng: random.Random, count: int) -> list[str]:
 
 
 def match_boards(rng: random.Random, count: int) -> list[tuple[int, ...]]:
-    """Stone layouts for the matches; about a third touch the centre."""
-    return [random_stones(rng, rng.randint(1, 4), near_centre=i % 3 == 0) for i in range(count)]
-
+    """Stone layouts for the matches, every fourth next to the centre; layouts
+    where a random game ends within 40 plies (a quick wipe-out decided by the
+    stones rather than by play) are drawn again."""
+    boards: list[tuple[int, ...]] = []
+    while len(boards) < count:
+        stones = random_stones(rng, rng.randint(1, 4), near_centre=len(boards) % 4 == 3)
+        probe, state, plies = random.Random(rng.random()), GameState.start(stones), 0
+        while state.options():
+            state = state.play(probe.choice(state.options()))
+            plies += 1
+        if plies >= 40:
+            boards.append(stones)
+    return boards

@@ -7,13 +7,13 @@ MAX_DEPTH = 8
 #: Number of empty cells at which the exact endgame solver takes over.
 ENDGAME_EMPTIES = 10
 #: Search nodes per second of budget (calibrated low: a loaded machine is slower).
-NODES_PER_SECOND = 800
+NODES_PER_SECOND = 1500
 #: Exact-solver nodes per second of budget.
 SOLVER_NODES_PER_SECOND = 2500
 #: A search is stopped by the clock at this multiple of its budget.
 SAFETY_FACTOR = 2.5
 #: Fraction of the per-move budget the engine plans to use.
-TIME_FRACTION = 0.5
+TIME_FRACTION = 0.6
 #: Per-move budget in milliseconds when the referee does not send one.
 DEFAULT_MOVE_MS = 1000
 #: Whether the opening book is consulted.
