@@ -213,5 +213,5 @@ def performance_cases(seed, n=2):
                     "diffusion": {"kind": "constant", "d0": 0.0005}, "initial": {"kind": "gaussian", "width": 0.1,
                                                                                    "background": 0.2},
                     "scheme": {"limiter": r.choice(["mc", "vanleer"]), "integrator": "rk3", "cfl": 0.5},
-                    "time": {"t_end": 0.12 if bcs == PERIODIC else 0.4}})
+                    "time": {"t_end": 0.06 if bcs == PERIODIC else 0.2}})
     return out
