@@ -59,7 +59,7 @@ class Manufactured:
         lap = -amp * (self.kx ** 2 + self.ky ** 2) * np.sin(a) * np.cos(b)
         d = self.diffusivity(x, y)
         dx = self.d0 * self.eps * self.kx * np.cos(self.kx * x) * np.cos(self.ky * y)
-        dy = -self.d0 * self.eps * self.ky * np.sin(self.kx * x) * np.sin(self.ky * y)
+        dy = self.d0 * self.eps * self.ky * np.sin(self.kx * x) * np.cos(self.ky * y)
         div = d * lap + dx * qx + dy * qy
         q = self.c0 + amp * np.sin(a) * np.cos(b)
         return qt + self.u * qx + self.v * qy - div + self.k * q

@@ -31,7 +31,7 @@ def slope(dm, dp, limiter):
         prod = dm * dp
         if prod <= 0.0:
             return 0.0
-        return 2.0 * prod / (dm + dp)
+        return prod / (dm + dp)
     if limiter == "mc":
         return minmod3(2.0 * dm, 0.5 * (dm + dp), 2.0 * dp)
     raise ValueError(f"unknown limiter {limiter!r}")
