@@ -12,6 +12,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -223,13 +224,16 @@ def restart_score(runner, cfg, k):
 def reference_time(cfg, inputs):
     path = inputs / "perf-ref.json"
     path.write_text(json.dumps(cfg))
-    out = inputs / "perf-ref.npz"
-    start = time.perf_counter()
-    subprocess.run([sys.executable, str(HERE / "ref" / "run.py"), str(path), "-o", str(out), "-q"],
-                   check=True, cwd=str(HERE / "ref"), stdout=subprocess.DEVNULL,
-                   env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
-                        "PYTHONDONTWRITEBYTECODE": "1"})
-    return time.perf_counter() - start
+    # the reference's result goes where only root can read it: the input directory is
+    # readable by the agent's program, which could otherwise hand this result back as its own
+    with tempfile.TemporaryDirectory(prefix="perf-ref-") as private:
+        out = Path(private) / "perf-ref.npz"
+        start = time.perf_counter()
+        subprocess.run([sys.executable, str(HERE / "ref" / "run.py"), str(path), "-o", str(out), "-q"],
+                       check=True, cwd=str(HERE / "ref"), stdout=subprocess.DEVNULL,
+                       env={"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8",
+                            "PYTHONDONTWRITEBYTECODE": "1"})
+        return time.perf_counter() - start
 
 
 def performance_score(runner, cfg):
