@@ -5,6 +5,7 @@ Everything here uses the reference rules in reference/, never the agent's code.
 
 from __future__ import annotations
 
+import os
 import random
 import select
 import time
@@ -97,11 +98,48 @@ class SearchOpponent:
         return self.rng.choice([m for score, m in scored if score == best])
 
 
+def session_cpu_seconds(session: int) -> float:
+    """CPU time used so far by every process of ``session`` (and their reaped children)."""
+    ticks = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                fields = handle.read().rpartition(b")")[2].split()
+        except OSError:
+            continue
+        if int(fields[3]) == session:
+            ticks += sum(int(value) for value in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 class Engine:
-    """The agent's engine as a child process speaking the protocol."""
+    """The agent's engine as a child process speaking the protocol (in its own session)."""
 
     def __init__(self, proc) -> None:
         self.proc = proc
+
+    def cpu(self) -> float:
+        return session_cpu_seconds(self.proc.pid)
+
+    def ask_move(self, line: str, cpu_limit: float, wall_limit: float) -> tuple[str | None, float]:
+        """Send ``line``; the reply and the CPU seconds it cost. Gives up (None) as
+        soon as the engine has used more than ``cpu_limit`` or ``wall_limit`` passed."""
+        start_cpu, started = self.cpu(), time.monotonic()
+        try:
+            self.proc.stdin.write((line + "\n").encode())
+            self.proc.stdin.flush()
+        except OSError:
+            return None, 0.0
+        while True:
+            ready, _, _ = select.select([self.proc.stdout], [], [], 0.1)
+            used = self.cpu() - start_cpu
+            if ready:
+                reply = self.proc.stdout.readline()
+                return (reply.decode("utf-8", "replace").strip() if reply else None), used
+            if used > cpu_limit or time.monotonic() - started > wall_limit:
+                return None, used
 
     def ask(self, line: str, timeout: float) -> tuple[str | None, float]:
         started = time.monotonic()
@@ -121,8 +159,9 @@ class Engine:
 
 
 def play_match_game(engine: Engine, opponent_bot, stones: tuple[int, ...], engine_side: str, move_ms: int,
-                    hard_limit: float) -> dict:
-    """One game; the engine forfeits on an illegal, malformed or late move."""
+                    cpu_limit: float, hard_limit: float) -> dict:
+    """One game; the engine forfeits on an illegal or malformed move, or a move
+    costing more than ``cpu_limit`` CPU seconds (or ``hard_limit`` wall seconds)."""
     state = GameState.start(stones)
     longest = 0.0
     while not state.is_over():
@@ -130,12 +169,13 @@ def play_match_game(engine: Engine, opponent_bot, stones: tuple[int, ...], engin
             reply, _ = engine.ask(f"position {state}", hard_limit)
             if reply != "ok":
                 return {"forfeit": True, "points": 0.0, "reason": f"position -> {reply!r}", "longest": longest}
-            reply, elapsed = engine.ask(f"go {move_ms}", hard_limit)
+            reply, elapsed = engine.ask_move(f"go {move_ms}", cpu_limit, hard_limit)
             longest = max(longest, elapsed)
             if reply is None:
                 return {"forfeit": True, "points": 0.0, "reason": "no move in time", "longest": longest, "late": True}
-            if elapsed > hard_limit:
-                return {"forfeit": True, "points": 0.0, "reason": f"move took {elapsed:.2f}s", "longest": longest, "late": True}
+            if elapsed > cpu_limit:
+                return {"forfeit": True, "points": 0.0, "reason": f"move took {elapsed:.2f}s of CPU", "longest": longest,
+                        "late": True}
             words = reply.split()
             if len(words) != 2 or words[0] != "move":
                 return {"forfeit": True, "points": 0.0, "reason": f"bad reply {reply!r}", "longest": longest}

@@ -25,9 +25,10 @@ from reference.scoring import final_result  # noqa: E402
 
 APP = Path(os.environ.get("LHTB_APP", "/app"))
 ENGINE = ["/usr/bin/python3" if Path("/usr/bin/python3").exists() else sys.executable, "-B", str(APP / "engine.py")]
-REPLY_SEC = 5.0  # a rules query
+REPLY_SEC = 30.0  # a rules query (wall time: generous, the machine may be loaded)
 MOVE_MS = 1000  # the budget sent with go
-LATE_SEC = 3.0  # a move arriving later forfeits the game
+LATE_CPU_SEC = 3.0  # a move costing more CPU time (the engine's whole session) forfeits the game
+LATE_WALL_SEC = 60.0  # so does one not answered within this wall time
 # opponent -> (weight, games, share of points earning nothing, share earning full credit)
 MATCHES = {
     "vs_random": (2, 3, 1 / 3, 2 / 3),
@@ -126,7 +127,7 @@ def play_games(bot_factory, boards, rng, deadline):
         proc, engine = start()
         try:
             outcome = referee.play_match_game(engine, bot_factory(rng.randrange(10**9)), stones, side, MOVE_MS,
-                                              LATE_SEC)
+                                              LATE_CPU_SEC, LATE_WALL_SEC)
         finally:
             stop_untrusted(proc)
         points += outcome["points"]
@@ -140,7 +141,7 @@ def main():
     card = Scorecard()
     readable(APP)
     rng = random.Random(seed * 7919 + 18)
-    deadline = time.monotonic() + 240
+    deadline = time.monotonic() + 450  # matches left after this score nothing (timeout_sec is 600)
 
     items = sample_items()
     score, msg = run_rules("public_samples", items, lambda item: item) if items else (0.0, "no samples")
