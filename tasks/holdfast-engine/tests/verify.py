@@ -31,10 +31,10 @@ LATE_CPU_SEC = 3.0  # a move costing more CPU time (the engine's whole session) 
 LATE_WALL_SEC = 60.0  # so does one not answered within this wall time
 # opponent -> (weight, games, share of points earning nothing, share earning full credit)
 MATCHES = {
-    "vs_random": (2, 3, 1 / 3, 2 / 3),
+    "vs_random": (1, 3, 1 / 3, 2 / 3),
     "vs_greedy": (3, 3, 1 / 3, 2 / 3),
-    "vs_positional": (5, 5, 0.2, 0.5),
-    "vs_search": (8, 5, 0.2, 0.4),
+    "vs_positional": (6, 5, 0.2, 0.5),
+    "vs_search": (10, 5, 0.2, 0.4),
 }
 SAMPLES = APP / "positions" / "samples.txt"
 
