@@ -13,7 +13,12 @@ import attrs
 
 from lhtb.errors import SandboxError
 
-__all__ = ["Freezer", "Limits", "process_alive", "process_start_time"]
+__all__ = ["CONTROL_PID_RESERVE", "Freezer", "Limits", "process_alive", "process_start_time"]
+
+CONTROL_PID_RESERVE = 64
+"""Pid slots the init and its control commands (export, shared verification) keep beyond
+the agent's limit, where the host nests the agent's pids cgroup (v1): a fork bomb that
+fills the agent's budget cannot stop the verifier pass from reading its files."""
 
 
 @attrs.define
@@ -119,10 +124,13 @@ class Limits:
     """Memory, CPU and process-count cgroups of one sandbox (cgroup v1 or v2).
 
     Every process of the sandbox inherits them from the init, which joins them
-    before it forks. ``enforced`` lists what this host could apply.
+    before it forks; the agent's commands also join ``agent_directories`` (a nested
+    pids cgroup, so the init keeps :data:`CONTROL_PID_RESERVE` slots for itself).
+    ``enforced`` lists what this host could apply.
     """
 
     directories: list[Path] = attrs.field(factory=list)
+    agent_directories: list[Path] = attrs.field(factory=list)
     enforced: list[str] = attrs.field(factory=list)
 
     @classmethod
@@ -148,7 +156,13 @@ class Limits:
             if limits._write(cpu_dir / "cpu.cfs_quota_us", str(quota)):
                 limits.enforced.append("cpu")
         pids_dir = root / "pids" / "lhtb" / name
-        if limits._make(pids_dir) and limits._write(pids_dir / "pids.max", str(pids)):
+        agent_pids = pids_dir / "agent"
+        if (
+            limits._make(pids_dir)
+            and limits._write(pids_dir / "pids.max", str(pids + CONTROL_PID_RESERVE))
+            and limits._make(agent_pids, agent=True)
+            and limits._write(agent_pids / "pids.max", str(pids))
+        ):
             limits.enforced.append("pids")
         return limits
 
@@ -169,12 +183,12 @@ class Limits:
         if self._write(directory / "pids.max", str(pids)):
             self.enforced.append("pids")
 
-    def _make(self, directory: Path) -> bool:
+    def _make(self, directory: Path, *, agent: bool = False) -> bool:
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError:
             return False
-        self.directories.append(directory)
+        (self.agent_directories if agent else self.directories).append(directory)
         return True
 
     @staticmethod
@@ -189,6 +203,14 @@ class Limits:
         """The ``cgroup.procs`` files the init joins."""
         return [str(d / "cgroup.procs") for d in self.directories]
 
+    def agent_procs(self) -> list[str]:
+        """The ``cgroup.procs`` files the agent's commands join after the init forks them."""
+        return [str(d / "cgroup.procs") for d in self.agent_directories]
+
+    def agent_pids_counts(self) -> list[list[str]]:
+        """``[pids.current, pids.max]`` of the agent's pids cgroups (the init checks them)."""
+        return [[str(d / "pids.current"), str(d / "pids.max")] for d in self.agent_directories]
+
     @staticmethod
     def remove(name: str, *, timeout: float = 10.0) -> None:
         """Delete a sandbox's limit cgroups once their processes are gone."""
@@ -197,6 +219,7 @@ class Limits:
         for directory in (
             root / "memory" / "lhtb" / name,
             root / "cpu" / "lhtb" / name,
+            root / "pids" / "lhtb" / name / "agent",
             root / "pids" / "lhtb" / name,
             root / "lhtb" / f"{name}-limits",
         ):

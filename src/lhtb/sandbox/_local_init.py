@@ -474,9 +474,13 @@ def child(request: dict[str, Any], fds: list[int], status_w: int, config: dict[s
             signal.signal(sig, signal.SIG_DFL)
         signal.set_wakeup_fd(-1)
         os.setsid()
-        cgroup_fd = config["_cgroup_fds"].get(request.get("cgroup", "agent"))
+        role = request.get("cgroup", "agent")
+        cgroup_fd = config["_cgroup_fds"].get(role)
         if cgroup_fd is not None:
             os.write(cgroup_fd, b"0")
+        if role == "agent":  # the agent's pid budget, below the init's (which keeps a reserve)
+            for fd in config["_agent_limit_fds"]:
+                os.write(fd, b"0")
         if request.get("tty"):
             stdin = out = err = fds[0]
         elif request.get("has_stdin"):
@@ -511,6 +515,16 @@ def child(request: dict[str, Any], fds: list[int], status_w: int, config: dict[s
             os.write(status_w, message.encode()[:4000])
         finally:
             os._exit(127)
+
+
+def agent_budget_full(config: dict[str, Any]) -> bool:
+    """True when the agent's pids cgroup holds its limit: an agent command forked by the
+    init (in the init's cgroup) and moved there would exceed it and eat the init's reserve."""
+    for current_fd, max_fd in config["_agent_pids_fds"]:
+        current, limit = (os.pread(fd, 64, 0).decode().strip() for fd in (current_fd, max_fd))
+        if limit != "max" and int(current) >= int(limit):
+            return True
+    return False
 
 
 class Server:
@@ -613,8 +627,26 @@ class Server:
             os.close(fd)
 
     def _exec(self, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
-        status_r, status_w = os.pipe2(os.O_CLOEXEC)
-        pid = os.fork()
+        try:
+            status_r, status_w = os.pipe2(os.O_CLOEXEC)
+        except OSError as error:
+            send(conn, {"error": f"cannot start the command: {error.strerror}"})
+            self._close(conn)
+            return
+        if request.get("cgroup", "agent") == "agent" and agent_budget_full(self.config):
+            os.close(status_r)
+            os.close(status_w)
+            send(conn, {"error": "cannot fork the command: the agent holds every pid slot"})
+            self._close(conn)
+            return
+        try:
+            pid = os.fork()
+        except OSError as error:  # EAGAIN: the sandbox holds its pid limit; keep serving
+            os.close(status_r)
+            os.close(status_w)
+            send(conn, {"error": f"cannot fork the command: {error.strerror}"})
+            self._close(conn)
+            return
         if pid == 0:
             os.close(status_r)
             child(request, fds, status_w, self.config)
@@ -718,6 +750,12 @@ def become_init(config: dict[str, Any]) -> None:
     for role, path in config["cgroup_procs"].items():
         fds[role] = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     config["_cgroup_fds"] = fds
+    agent_limits = config.get("agent_limit_procs", ())
+    config["_agent_limit_fds"] = [os.open(p, os.O_WRONLY | os.O_CLOEXEC) for p in agent_limits]
+    config["_agent_pids_fds"] = [
+        [os.open(path, os.O_RDONLY | os.O_CLOEXEC) for path in pair]
+        for pair in config.get("agent_pids_counts", ())
+    ]
     pivot(config["merged"])
     if config["network"]:
         with contextlib.suppress(OSError):  # a link (systemd-resolved) is replaced

@@ -95,7 +95,8 @@ class LocalSettings:
     max_snapshot_bytes: int = 20 * 1024**3
     """Largest writable layer (apparent size) a ``snapshot`` copies."""
     pids_limit: int = 4096
-    """Most processes and threads a sandbox may hold at once (a fork bomb stops there)."""
+    """Most processes and threads the agent's commands may hold at once (a fork bomb stops
+    there; on cgroup v1 the init keeps a few more slots to export the agent's files)."""
     extra_masks: tuple[str, ...] = ()
     """More host paths to hide from every sandbox (e.g. an ``output_dir`` elsewhere)."""
     python: str = sys.executable
@@ -410,6 +411,8 @@ class LocalBackend(SandboxBackend):
                 "rootless": self.rootless,
                 "cgroup_procs": freezer.procs(),
                 "limit_procs": limits.procs(),
+                "agent_limit_procs": limits.agent_procs(),
+                "agent_pids_counts": limits.agent_pids_counts(),
                 "cap_last_cap": int(Path("/proc/sys/kernel/cap_last_cap").read_text()),
                 "skeleton": str(self._skeleton()),
                 "system_dirs": system_dirs(),
