@@ -81,7 +81,8 @@ def render_form(rng, truth, knobs):
         img[m < sp / 2] = 0
         img[(m >= sp / 2) & (m < sp)] = 255
     if knobs.get("stamp"):
-        cy, cx, r = rng.randint(0, H - 1), rng.randint(W // 2, W - 1), rng.randint(3, 6) * s
+        r = rng.randint(3, 6) * s
+        cy, cx = rng.randint(0, H - 1), W - r - rng.randint(1, 10)
         yy, xx = np.mgrid[0:H, 0:W]
         ring = np.abs(np.hypot(yy - cy, xx - cx) - r) < max(1, s // 2)
         img[ring & ~ink] = (paper + dark) / 2 + 20

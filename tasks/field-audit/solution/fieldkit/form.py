@@ -59,7 +59,8 @@ class FormReader:
         if len(cols) == 0:
             return "", 0
         starts = [int(c) for i, c in enumerate(cols) if i == 0 or c - cols[i - 1] > 1][:3]
-        origins = sorted({c - off for c in starts for off in range(0, 2 * s + 1) if c - off >= 0})
+        origins = {c - off for c in starts for off in range(0, 2 * s + 1) if c - off >= 0}
+        origins = sorted(origins | {int(cols[0]) + k for k in range(4 * s)})
         best = None
         for y in range(max(0, y0 - 1), max(y0, y1 - 7 * s + 1) + 1):
             if y + 7 * s > ink.shape[0]:
@@ -103,5 +104,6 @@ def parse_fields(lines):
     for line in lines:
         parts = line.split()
         if len(parts) >= 2 and parts[0] in LABELS:
-            fields[parts[0]] = "".join(parts[1:])
+            value = "".join(parts[1:])
+            fields[parts[0]] = value if parts[0] == "START" else value.strip("-:")
     return fields
