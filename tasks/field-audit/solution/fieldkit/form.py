@@ -105,5 +105,5 @@ def parse_fields(lines):
         parts = line.split()
         if len(parts) >= 2 and parts[0] in LABELS:
             value = "".join(parts[1:])
-            fields[parts[0]] = value if parts[0] == "START" else value.strip("-:")
+            fields[parts[0]] = value.strip("-") if parts[0] == "START" else value.strip("-:")
     return fields
