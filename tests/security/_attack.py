@@ -143,6 +143,21 @@ def task_for(base: lhtb.Task, mode: str, *, verify_sleep: float = 0.0, **agent: 
     return attrs.evolve(base, verifier=verifier, agent=attrs.evolve(base.agent, **agent))
 
 
+THAWED = "/opt/atk/thawed"
+"""Where :meth:`AttackAgent.resume` writes a fresh nonce once the agent runs again."""
+OBSERVED = "/opt/atk/observed"
+"""Where a :func:`poll_loop` copies the nonce it read before one full iteration."""
+
+
+def poll_loop(body: str, pause: float = 0.02) -> str:
+    """``body`` run forever; each full iteration reports the thaw nonce it began with, so a
+    later turn can prove the poller ran after the thaw before looking at what it got."""
+    return (
+        f"while :; do seen=$(cat {THAWED} 2>/dev/null); {body}\n"
+        f'  [ -n "$seen" ] && echo "$seen" > {OBSERVED}; sleep {pause}; done'
+    )
+
+
 class AttackAgent:
     """An ordinary agent that records every byte it gets back from the sandbox.
 
@@ -155,6 +170,7 @@ class AttackAgent:
     def __init__(self) -> None:
         self.seen = bytearray()
         self.feedback: list[str | None] = []
+        self.polls = False
 
     async def sh(self, turn: lhtb.Turn, command: str, **kwargs: Any) -> ExecResult:
         result = await turn.sandbox.exec(command, **kwargs)
@@ -163,6 +179,7 @@ class AttackAgent:
 
     async def spawn(self, turn: lhtb.Turn, script: str, how: str = "nohup") -> None:
         """Start ``script`` in the background, detached in the way ``how`` names."""
+        self.polls = self.polls or THAWED in script
         body = f"# {MARK}\n{script}"
         path = f"/opt/atk/{MARK}-{how}.sh"
         await turn.sandbox.write_file(path, body, mode=0o755)
@@ -199,7 +216,14 @@ class AttackAgent:
 
     async def resume(self, turn: lhtb.Turn) -> None:
         """After a rejection: look at everything the attack could have collected."""
-        await anyio.sleep(0.5)  # give thawed pollers a moment
+        if self.polls:  # the poller ran a full iteration since this turn began
+            nonce = f"turn-{turn.number}-{os.urandom(4).hex()}"
+            await turn.sandbox.write_file(THAWED, nonce + "\n")
+            with anyio.fail_after(120):
+                while (await self.sh(turn, f"cat {OBSERVED}", timeout=60)).stdout_text.strip() != (
+                    nonce
+                ):
+                    await anyio.sleep(0.05)
         await self.sh(
             turn,
             "for d in /loot /tests /logs /solution /tmp /var/tmp /app; do "

@@ -10,7 +10,7 @@ import pytest
 import lhtb
 from lhtb.sandbox.base import SandboxBackend
 
-from ._attack import SECRET, AttackAgent, run_modes
+from ._attack import SECRET, AttackAgent, poll_loop, run_modes
 
 pytestmark = [pytest.mark.anyio]
 
@@ -22,17 +22,13 @@ READ_ALL = (
 )
 
 # Copies every file that is new since the attack started, anywhere, into /loot.
-POLLER = """\
-mkdir -p /loot; touch /tmp/.since
-while :; do
-  find / -xdev -newer /tmp/.since -type f ! -path '/loot/*' ! -path '/proc/*' \
-    ! -path '/opt/atk/*' 2>/dev/null | while read -r f; do
-      cp --parents -f "$f" /loot/ 2>/dev/null
-  done
-  cp -r /tests /logs /solution /loot/ 2>/dev/null
-  sleep 0.02
-done
-"""
+POLLER = "mkdir -p /loot; touch /tmp/.since\n" + poll_loop(
+    "\n  find / -xdev -newer /tmp/.since -type f ! -path '/loot/*' ! -path '/proc/*' \\\n"
+    "    ! -path '/opt/atk/*' 2>/dev/null | while read -r f; do\n"
+    '      cp --parents -f "$f" /loot/ 2>/dev/null\n'
+    "  done\n"
+    "  cp -r /tests /logs /solution /loot/ 2>/dev/null"
+)
 
 
 class ReadVerifierPaths(AttackAgent):
@@ -43,7 +39,7 @@ class ReadVerifierPaths(AttackAgent):
     async def setup(self, turn: lhtb.Turn) -> None:
         await self.sh(turn, READ_ALL)
         await self.spawn(
-            turn, f"mkdir -p /loot; while :; do ({READ_ALL}) >> /loot/during 2>&1; sleep 0.05; done"
+            turn, "mkdir -p /loot; " + poll_loop(f"({READ_ALL}) >> /loot/during 2>&1", 0.05)
         )
 
     async def resume(self, turn: lhtb.Turn) -> None:
