@@ -334,7 +334,7 @@ class Verifier:
 
     async def _verify(self, sandbox: ManagedSandbox, log_dir: Path) -> _Result:
         mode = self.task.verifier.isolation
-        if mode is not IsolationMode.SEPARATE and not await _workdir_usable(sandbox):
+        if mode is not IsolationMode.SEPARATE and not await _workdir_usable(sandbox, mode):
             self._keep(None, "the agent's working directory is no longer usable")
             return _refused("refused: the agent's working directory is no longer usable")
         if mode is not IsolationMode.SEPARATE:
@@ -571,13 +571,18 @@ async def prepare_verifier_image(backend: SandboxBackend, task: Task) -> str | N
     return image
 
 
-async def _workdir_usable(sandbox: ManagedSandbox) -> bool:
+async def _workdir_usable(sandbox: ManagedSandbox, mode: IsolationMode) -> bool:
     """Whether a command still starts in the sandbox's working directory (an agent may
-    have replaced it by a file: its own failure, not the infrastructure's)."""
+    have replaced it by a file: its own failure, not the infrastructure's).
+
+    A snapshot is graded in a new sandbox, so there only a failed ``chdir`` counts: a
+    command that cannot start because the agent holds every process slot says nothing
+    about the directory. ``shared`` runs the tests in this sandbox: any failure counts.
+    """
     try:
         await sandbox.exec(["true"], timeout=_SETUP_TIMEOUT_SEC, user="root")
-    except ExecError:
-        return False
+    except ExecError as error:
+        return mode is IsolationMode.SNAPSHOT and "chdir" not in str(error)
     return True
 
 
