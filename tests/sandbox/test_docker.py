@@ -312,6 +312,50 @@ async def test_export_import_round_trip(
         await fresh.destroy()
 
 
+def _members(archive: bytes) -> dict[str, tuple[str, str, bytes]]:
+    """Each member's kind, link target and data."""
+    found = {}
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        for info in tar:
+            data = tar.extractfile(info).read() if info.isreg() else b""  # type: ignore[union-attr]
+            found[info.name] = (info.type.decode(), info.linkname, data)
+    return found
+
+
+async def test_local_export_reads_through_the_host_like_the_engine(
+    sandbox: DockerSandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The host-side export (the capture's fast path) holds what Docker's archive holds;
+    a linked parent directory is left to the Engine, which resolves it in the container."""
+    await sandbox.exec(
+        "mkdir -p /app/h/sub /app/h/skip && echo a > /app/h/a && ln -s /etc/passwd /app/h/pw "
+        "&& ln -s .. /app/h/sub/up && echo s > /app/h/skip/x && ln -s /app/h /app/alias"
+    )
+    await sandbox.freeze_for_capture()
+    try:
+        assert await sandbox._find_host_freeze(), "this daemon is local: the host sees it"
+        engine = await sandbox._call(sandbox._export_sync, ["/app/h"], ("skip",))
+        host = await sandbox.export(["/app/h"], exclude=["skip"])
+        calls: list[list[str]] = []
+        engine_export = sandbox._export_sync
+
+        def count(paths: list[str], exclude: tuple[str, ...]) -> bytes:
+            calls.append(paths)
+            return engine_export(paths, exclude)
+
+        monkeypatch.setattr(sandbox, "_export_sync", count)
+        assert await sandbox.export(["/app/h"])
+        assert calls == []  # the host did it
+        linked = await sandbox.export(["/app/alias/a"])
+        assert calls == [["/app/alias/a"]]  # not followed on the host: the Engine did it
+    finally:
+        await sandbox.thaw()
+    assert _members(host) == _members(engine)
+    assert _members(host)["app/h/pw"] == ("2", "/etc/passwd", b"")
+    assert "app/h/skip/x" not in _members(host)
+    assert _members(linked) == {"app/alias/a": ("0", "", b"a\n")}
+
+
 async def test_import_refuses_unsafe_archive(sandbox: DockerSandbox) -> None:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:

@@ -35,6 +35,7 @@ from lhtb.sandbox._docker_images import (
     sanitise_name,
 )
 from lhtb.sandbox._docker_terminal import start_terminal
+from lhtb.sandbox._host_export import export_from_host
 from lhtb.sandbox._host_freeze import (
     CgroupFreezer,
     HostFreezeError,
@@ -473,14 +474,21 @@ class DockerSandbox(ManagedSandbox):
         """
         absolute = [_absolute(p) for p in paths]
         if self._host_freeze:  # the host sees the container's processes: measure first
-            check = functools.partial(
-                check_export_size,
-                await self._running_init(),
-                [p.lstrip("/") or "." for p in absolute],
-                self._backend.settings.archive_limits,
-                where=self._where,
-            )
+            init = await self._running_init()
+            limits = self._backend.settings.archive_limits
+            relative = [p.lstrip("/") or "." for p in absolute]
+            check = functools.partial(check_export_size, init, relative, limits, where=self._where)
             await anyio.to_thread.run_sync(check)
+            if self.compose_project is None:
+                host = functools.partial(
+                    export_from_host, init, absolute, exclude=tuple(exclude), limits=limits
+                )
+                try:  # the Engine's archive call would be most of a capture's pause
+                    return await anyio.to_thread.run_sync(host)
+                except FileNotFoundError:
+                    raise
+                except OSError as error:
+                    log.debug("sandbox_host_export_skipped", where=self._where, error=str(error))
         return await self._call(self._export_sync, absolute, tuple(exclude))
 
     def _export_sync(self, paths: list[str], exclude: tuple[str, ...]) -> bytes:
