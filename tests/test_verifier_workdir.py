@@ -12,7 +12,6 @@ import pytest
 
 from lhtb.errors import ExecError
 from lhtb.sandbox.base import ManagedSandbox
-from lhtb.task import IsolationMode
 from lhtb.verifier import _workdir_usable
 
 pytestmark = pytest.mark.anyio
@@ -33,21 +32,17 @@ class _Sandbox:
 
 
 @pytest.mark.parametrize(
-    ("failure", "mode", "usable"),
+    ("failure", "usable"),
     [
-        (None, IsolationMode.SNAPSHOT, True),
-        (None, IsolationMode.SHARED, True),
-        (CHDIR, IsolationMode.SNAPSHOT, False),
-        (CHDIR, IsolationMode.SHARED, False),
-        # every pid slot held: the snapshot is graded in a new sandbox, so it goes ahead
-        (NO_SLOT, IsolationMode.SNAPSHOT, True),
-        # shared runs the tests in this sandbox: nothing starts there
-        (NO_SLOT, IsolationMode.SHARED, False),
+        (None, True),
+        (CHDIR, False),
+        # every pid slot held: nothing is known about the directory, the pass goes on
+        (NO_SLOT, True),
     ],
 )
-async def test_only_a_failed_chdir_refuses_a_snapshot(
-    failure: str | None, mode: IsolationMode, usable: bool
+async def test_only_a_failed_chdir_means_the_workdir_is_unusable(
+    failure: str | None, usable: bool
 ) -> None:
     sandbox = _Sandbox(failure)
-    assert await _workdir_usable(cast(ManagedSandbox, sandbox), mode) is usable
+    assert await _workdir_usable(cast(ManagedSandbox, sandbox)) is usable
     assert sandbox.calls == 1  # the probe ran

@@ -334,7 +334,7 @@ class Verifier:
 
     async def _verify(self, sandbox: ManagedSandbox, log_dir: Path) -> _Result:
         mode = self.task.verifier.isolation
-        if mode is not IsolationMode.SEPARATE and not await _workdir_usable(sandbox, mode):
+        if mode is not IsolationMode.SEPARATE and not await _workdir_usable(sandbox):
             self._keep(None, "the agent's working directory is no longer usable")
             return _refused("refused: the agent's working directory is no longer usable")
         if mode is not IsolationMode.SEPARATE:
@@ -571,18 +571,18 @@ async def prepare_verifier_image(backend: SandboxBackend, task: Task) -> str | N
     return image
 
 
-async def _workdir_usable(sandbox: ManagedSandbox, mode: IsolationMode) -> bool:
+async def _workdir_usable(sandbox: ManagedSandbox) -> bool:
     """Whether a command still starts in the sandbox's working directory (an agent may
     have replaced it by a file: its own failure, not the infrastructure's).
 
-    A snapshot is graded in a new sandbox, so there only a failed ``chdir`` counts: a
-    command that cannot start because the agent holds every process slot says nothing
-    about the directory. ``shared`` runs the tests in this sandbox: any failure counts.
+    Only a failed ``chdir`` counts: a command that cannot start because the agent holds
+    every process slot says nothing about the directory (a snapshot is graded in a new
+    sandbox; in ``shared`` the tests then fail to start, the agent's spoiled pass).
     """
     try:
         await sandbox.exec(["true"], timeout=_SETUP_TIMEOUT_SEC, user="root")
     except ExecError as error:
-        return mode is IsolationMode.SNAPSHOT and "chdir" not in str(error)
+        return "chdir" not in str(error)
     return True
 
 
