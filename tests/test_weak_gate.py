@@ -10,7 +10,8 @@ from pathlib import Path
 import attrs
 import pytest
 
-from lhtb._weak_gate import check_weak_solutions
+import lhtb
+from lhtb._weak_gate import WeakSolutionAgent, check_weak_solutions
 from lhtb.testing import FakeBackend, ScriptedPass, fake_task
 
 pytestmark = pytest.mark.anyio
@@ -62,3 +63,16 @@ async def test_the_public_checks_only_solution_must_pass_the_public_checks(
     else:
         assert weak.failing_public == {"public-check": 0.5}
         assert public_rule in graded.problems
+
+
+async def test_the_weak_solution_agent_takes_its_directory_as_cli_text(tmp_path: Path) -> None:
+    """``lhtb run --agent lhtb.check:WeakSolutionAgent --ak root=DIR`` passes DIR as text."""
+    task = fake_task(tmp_path / "task", isolation="separate", artifacts=["/app"])
+    write_weak(tmp_path / "task", "weak_solution", "ok")
+    backend = FakeBackend([grade])
+    agent = WeakSolutionAgent(str(tmp_path / "task" / "tests" / "weak_solution"))
+    episode = await lhtb.run_episode(
+        task, agent, backend=backend, continue_until_timeout=False, output_dir=tmp_path / "ep"
+    )
+    assert episode.error is None, episode.error
+    assert backend.agent_sandbox.files["/app/public.txt"] == b"ok\n"

@@ -12,6 +12,7 @@ spread over :data:`SPREAD_SEEDS` seeds is reported.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -58,8 +59,8 @@ class WeakSolutionAgent:
 
     name = "weak-solution"
 
-    def __init__(self, root: Path) -> None:
-        self.root = root
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = Path(root)
 
     async def run(self, turn: Turn) -> None:
         """Write every file of ``root`` to the same path under ``/`` (first turn only)."""
