@@ -266,6 +266,17 @@ def test_load_tasks_reports_every_broken_task(tmp_path: Path) -> None:
     assert "3 task problem(s) found" in str(caught.value)
 
 
+def test_task_section_keeps_keys_harbor_ignores(tmp_path: Path) -> None:
+    make_task(
+        tmp_path,
+        "pkg",
+        '[task]\nname = "org/pkg"\nversion = "1.2.0"\nformat = "single_turn"\nworkstream = "swe"\n',
+    )
+    info = lhtb.load_task(tmp_path / "pkg").info
+    assert (info.name, info.version) == ("org/pkg", "1.2.0")
+    assert info.extra == {"format": "single_turn", "workstream": "swe"}
+
+
 def test_load_tasks_rejects_duplicate_task_names(tmp_path: Path) -> None:
     make_task(tmp_path, "one", '[task]\nname = "org/same"\n')
     make_task(tmp_path, "two", '[task]\nname = "org/same"\n')

@@ -209,6 +209,12 @@ CASES = [
     Case("version-and-schema-version", "version", 1, ("legacy `version` and `schema_version`",)),
     Case("task-name-not-org-name", "task.name", 8, ('"just-a-name" is not a package name',)),
     Case("task-section-without-name", "task.name", 7, ("missing required key `task.name`",)),
+    Case(
+        "task-behaviour-key",
+        "task.timeout_sec",
+        9,
+        ("`timeout_sec` does nothing in [task]", "Move it to [agent] or [verifier]"),
+    ),
     # MCP servers
     Case(
         "mcp-sse-without-url", "environment.mcp_servers[0].url", 7, ("uses sse but has no `url`",)

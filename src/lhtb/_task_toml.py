@@ -54,7 +54,7 @@ ROOT_KEYS = frozenset(
         "solution",
     }
 )
-TASK_KEYS = frozenset({"name", "description", "authors", "keywords"})
+TASK_KEYS = frozenset({"name", "version", "description", "authors", "keywords"})
 AUTHOR_KEYS = frozenset({"name", "email"})
 ARTIFACT_KEYS = frozenset({"source", "destination", "exclude"})
 AGENT_KEYS = frozenset({"timeout_sec", "user", "continue_until_timeout", "continue_mode"})
@@ -226,7 +226,8 @@ def _artifacts(root: Section) -> tuple[Artifact, ...]:
 
 
 def _info(root: Section) -> TaskInfo:
-    table = root.table("task", TASK_KEYS)
+    # Any key: Harbor ignores the ones it does not define; lhtb keeps them in `extra`.
+    table = root.table("task", None)
     if table is None:
         return TaskInfo()
     name = table.string("name", None, required=True)
@@ -238,6 +239,11 @@ def _info(root: Section) -> TaskInfo:
             "[task].name to use the directory name",
         )
         name = None
+    extra = {key: value for key, value in table.data.items() if key not in TASK_KEYS}
+    for key in extra:
+        if key in KEY_HOMES:
+            where = " or ".join(f"[{home}]" if home else "the top level" for home in KEY_HOMES[key])
+            table.fail(key, f"`{key}` does nothing in [task]", f"Move it to {where}")
     authors: list[dict[str, str]] = []
     for author in table.tables("authors", AUTHOR_KEYS):
         author_name = author.string("name", None, required=True)
@@ -247,8 +253,10 @@ def _info(root: Section) -> TaskInfo:
     return TaskInfo(
         name=name,
         description=_text(table, "description"),
+        version=table.string("version", None),
         authors=tuple(authors),
         keywords=table.string_list("keywords", ()),
+        extra=extra,
     )
 
 

@@ -227,12 +227,18 @@ class Step:
 
 @attrs.frozen
 class TaskInfo:
-    """``[task]``: package information (Harbor registry names are ``org/name``)."""
+    """``[task]``: package information (Harbor registry names are ``org/name``).
+
+    ``extra`` keeps the keys Harbor does not define either (it ignores them): they
+    describe the package and change nothing.
+    """
 
     name: str | None = None
+    version: str | None = None
     description: str = ""
     authors: tuple[Mapping[str, str], ...] = ()
     keywords: tuple[str, ...] = ()
+    extra: Mapping[str, Any] = attrs.field(factory=dict, converter=_frozen_dict)
 
 
 @attrs.frozen(repr=False)
