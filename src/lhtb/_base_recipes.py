@@ -37,6 +37,11 @@ log = get_logger(__name__)
 DEBIAN_MIRROR = "http://deb.debian.org/debian"
 UBUNTU_MIRROR = "http://archive.ubuntu.com/ubuntu"
 UBUNTU_KEYRING = Path("/usr/share/keyrings/ubuntu-archive-keyring.gpg")
+DEBOOTSTRAP_SCRIPTS = Path("/usr/share/debootstrap/scripts")
+UBUNTU_COMPONENTS = "main restricted universe multiverse"
+"""The components the official ``ubuntu`` images enable (debootstrap enables only main)."""
+UBUNTU_SCRIPT = "gutsy"
+"""debootstrap's script for every Ubuntu suite since 7.10 (newer suites are links to it)."""
 DEBIAN_ALIASES: dict[str, str] = {
     "debian:bookworm": "bookworm",
     "debian:bookworm-slim": "bookworm",
@@ -145,7 +150,7 @@ def make(client: Any, recipe: Recipe, *, cancel: CancelToken | None = None) -> N
     if recipe.kind == "python":
         _build_python(client, recipe, cancel)
     elif recipe.kind == "ubuntu":
-        if not ubuntu_archive_reachable():
+        if not ubuntu_archive_reachable(recipe.source):
             raise BackendUnavailableError(
                 f"cannot make {recipe.image}: the Ubuntu archive {UBUNTU_MIRROR} is not reachable",
                 where=_WHERE,
@@ -156,20 +161,53 @@ def make(client: Any, recipe: Recipe, *, cancel: CancelToken | None = None) -> N
                 f"cannot make {recipe.image}: the Ubuntu archive keyring {UBUNTU_KEYRING} "
                 "is missing",
                 where=_WHERE,
-                fix="Install it (`apt-get install ubuntu-keyring`) and run again",
+                fix=(
+                    "Install it (`apt-get install ubuntu-keyring` on Ubuntu; on Debian, extract "
+                    "usr/share/keyrings/ubuntu-archive-keyring.gpg from the ubuntu-keyring .deb "
+                    f"in {UBUNTU_MIRROR}/pool/main/u/ubuntu-keyring/ with `dpkg -x`) and run again"
+                ),
             )
-        _debootstrap(client, recipe, UBUNTU_MIRROR, ["--keyring", str(UBUNTU_KEYRING)], cancel)
+        _debootstrap(
+            client,
+            recipe,
+            UBUNTU_MIRROR,
+            [
+                "--keyring",
+                str(UBUNTU_KEYRING),
+                f"--components={UBUNTU_COMPONENTS.replace(' ', ',')}",
+            ],
+            cancel,
+            script=_ubuntu_script(recipe.source),
+            sources=_ubuntu_sources(recipe.source),
+        )
     else:
         _debootstrap(client, recipe, DEBIAN_MIRROR, [], cancel)
 
 
-def ubuntu_archive_reachable() -> bool:
-    """True when the Ubuntu archive answers within a few seconds."""
+def ubuntu_archive_reachable(suite: str) -> bool:
+    """True when the Ubuntu archive serves ``suite``'s Release file within a few seconds.
+
+    The file, not a directory listing: package caches and mirrors often serve files only.
+    """
+    url = f"{UBUNTU_MIRROR}/dists/{suite}/Release"
     try:
-        urllib.request.urlopen(f"{UBUNTU_MIRROR}/dists/", timeout=PROBE_TIMEOUT_SEC).close()
+        urllib.request.urlopen(url, timeout=PROBE_TIMEOUT_SEC).close()
     except (urllib.error.URLError, OSError):
         return False
     return True
+
+
+def _ubuntu_sources(suite: str) -> str:
+    """``/etc/apt/sources.list`` as the official image has it: updates, backports, security."""
+    pockets = ["", "-updates", "-backports", "-security"]
+    return "".join(f"deb {UBUNTU_MIRROR} {suite}{p} {UBUNTU_COMPONENTS}\n" for p in pockets)
+
+
+def _ubuntu_script(suite: str) -> Path | None:
+    """The debootstrap script for ``suite``: None when debootstrap knows the suite."""
+    if (DEBOOTSTRAP_SCRIPTS / suite).exists():
+        return None
+    return DEBOOTSTRAP_SCRIPTS / UBUNTU_SCRIPT
 
 
 def _build_python(client: Any, recipe: Recipe, cancel: CancelToken | None) -> None:
@@ -203,9 +241,21 @@ def _build_python(client: Any, recipe: Recipe, cancel: CancelToken | None) -> No
 
 
 def _debootstrap(
-    client: Any, recipe: Recipe, mirror: str, options: list[str], cancel: CancelToken | None
+    client: Any,
+    recipe: Recipe,
+    mirror: str,
+    options: list[str],
+    cancel: CancelToken | None,
+    *,
+    script: Path | None = None,
+    sources: str | None = None,
 ) -> None:
-    """Build ``recipe.image`` from a Debian-style archive with debootstrap and docker import."""
+    """Build ``recipe.image`` from a Debian-style archive with debootstrap and docker import.
+
+    ``script`` is the debootstrap script to use for a suite newer than the installed
+    debootstrap (None: debootstrap's own); ``sources``, when given, replaces the image's
+    ``/etc/apt/sources.list``.
+    """
     tool = shutil.which("debootstrap")
     if tool is None:
         raise BackendUnavailableError(
@@ -218,8 +268,12 @@ def _debootstrap(
         archive = Path(scratch) / "rootfs.tar"
         log.info("debootstrap_started", suite=recipe.source, tag=recipe.image)
         command = [tool, "--variant=minbase", *options, recipe.source, str(root), mirror]
+        if script is not None:
+            command.append(str(script))
         try:
             _run_cancellable(command, cancel, timeout=DEBOOTSTRAP_TIMEOUT_SEC)
+            if sources is not None:
+                (root / "etc" / "apt" / "sources.list").write_text(sources)
             subprocess.run(
                 ["tar", "--numeric-owner", "-C", str(root), "-cf", str(archive), "."],
                 check=True,

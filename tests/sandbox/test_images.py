@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import http.server
+import threading
+import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +101,55 @@ def test_missing_debootstrap_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> N
         _base_recipes.make(object(), recipe)
 
 
+@pytest.fixture
+def release_only_archive(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A real HTTP archive serving noble's Release file but, like package caches, no listings."""
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            found = self.path == "/ubuntu/dists/noble/Release"
+            self.send_response(200 if found else 404)
+            self.end_headers()
+            self.wfile.write(b"Suite: noble\n" if found else b"")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setattr(
+        _base_recipes, "UBUNTU_MIRROR", f"http://127.0.0.1:{server.server_port}/ubuntu"
+    )
+    yield
+    server.shutdown()
+    thread.join()
+
+
+@pytest.mark.usefixtures("release_only_archive")
+def test_ubuntu_archive_is_reachable_when_it_serves_the_suite() -> None:
+    with urllib.request.urlopen(f"{_base_recipes.UBUNTU_MIRROR}/dists/noble/Release") as answer:
+        assert answer.status == 200
+    assert _base_recipes.ubuntu_archive_reachable("noble")
+    assert not _base_recipes.ubuntu_archive_reachable("jammy")
+
+
+def test_ubuntu_suites_newer_than_debootstrap_use_its_ubuntu_script(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "jammy").write_text("# debootstrap script\n")
+    monkeypatch.setattr(_base_recipes, "DEBOOTSTRAP_SCRIPTS", tmp_path)
+    assert _base_recipes._ubuntu_script("jammy") is None
+    assert _base_recipes._ubuntu_script("noble") == tmp_path / "gutsy"
+
+
+def test_ubuntu_sources_match_the_official_image() -> None:
+    lines = _base_recipes._ubuntu_sources("noble").splitlines()
+    suites = [line.split()[2] for line in lines]
+    assert suites == ["noble", "noble-updates", "noble-backports", "noble-security"]
+    assert all(line.endswith("main restricted universe multiverse") for line in lines)
+
+
 @pytest.mark.docker
 def test_cli_bootstrap_prints_what_it_did(tmp_path: Path, docker_client: Any) -> None:
     _task(tmp_path, "t1", "debian:bookworm-slim")
@@ -175,7 +228,7 @@ def test_recipes_cover_debian_python_and_ubuntu(image: str, kind: str | None) ->
 
 
 def test_unreachable_ubuntu_archive_says_what_to_load(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(_base_recipes, "ubuntu_archive_reachable", lambda: False)
+    monkeypatch.setattr(_base_recipes, "ubuntu_archive_reachable", lambda suite: False)
     recipe = _base_recipes.recipe_for("ubuntu:24.04")
     assert recipe is not None
     with pytest.raises(BackendUnavailableError) as caught:
