@@ -35,7 +35,7 @@ def write_weak(task_dir: Path, name: str, answer: str) -> None:
 
 @pytest.mark.parametrize(("answer", "passes_gate"), [("ok", True), ("wrong", False)])
 async def test_the_public_checks_only_solution_must_pass_the_public_checks(
-    tmp_path: Path, answer: str, passes_gate: bool
+    tmp_path: Path, answer: str, passes_gate: bool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     task = fake_task(tmp_path / "task", isolation="separate", artifacts=["/app"])
     write_weak(tmp_path / "task", "weak_solution", answer)
@@ -50,6 +50,9 @@ async def test_the_public_checks_only_solution_must_pass_the_public_checks(
         spread_seeds=1,
     )
     weak, shortcut = checks[task.name]
+    said = capsys.readouterr().err
+    assert "re-grading 2 weak solutions on 1 seed(s) each" in said
+    assert "re-graded 2/2: fake-task " in said
     assert (weak.name, shortcut.name) == ("weak_solution", "weak_solution_shortcut")
     assert weak.reward is not None
     assert weak.reward < 0.5

@@ -13,7 +13,9 @@ spread over :data:`SPREAD_SEEDS` seeds is reported.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import sys
+import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import anyio
@@ -159,6 +161,19 @@ async def _regrade(
     return attrs.evolve(check, regraded=result)
 
 
+def _announcer(progress: ProgressArg) -> Callable[[str], None]:
+    """Plain timestamped lines on stderr for the re-grading phase (silent for ``none`` and
+    for a caller's own reporter, which has no place for them)."""
+    if not isinstance(progress, str) or progress == "none":
+        return lambda text: None
+
+    def say(text: str) -> None:
+        sys.stderr.write(f"{time.strftime('%H:%M:%S')} {text}\n")
+        sys.stderr.flush()
+
+    return say
+
+
 def _directories(root: Path) -> dict[str, Path]:
     found = {}
     for record in sorted(root.glob("*/episode.json")):
@@ -209,11 +224,19 @@ async def check_weak_solutions(
             entries.append(WeakCheck(task=episode.config.task_name, name=name, episode=episode))
             pending.append((len(entries) - 1, episode.config.task_name, where[episode.id]))
     limiter = anyio.CapacityLimiter(concurrency or 2)
+    say = _announcer(progress)
+    say(f"re-grading {len(pending)} weak solutions on {spread_seeds} seed(s) each")
+    done = 0
 
     async def regrade_one(index: int, task_name: str, directory: Path) -> None:
+        nonlocal done
         async with limiter:
             entries = checks[task_name]
             entries[index] = await _regrade(entries[index], directory, backend, spread_seeds)
+        done += 1
+        check = entries[index]
+        verdict = "reproduced" if check.reproducible else "NOT reproduced"
+        say(f"re-graded {done}/{len(pending)}: {task_name} {check.name}: {verdict}")
 
     async with anyio.create_task_group() as group:
         for index, task_name, directory in pending:
