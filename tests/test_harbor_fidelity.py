@@ -26,9 +26,10 @@ HARBOR_REWARDS = {
     "compose-prebuilt-main": 1.0,
     "python-slim-base": 1.0,
     "task-package-keys": 1.0,
+    "network-mode": 1.0,
 }
 """The reward Harbor gives each fixture with its oracle solution."""
-LOCAL_REWARDS = {"compose-file-is-data": 1.0, "task-package-keys": 1.0}
+LOCAL_REWARDS = {"compose-file-is-data": 1.0, "task-package-keys": 1.0, "network-mode": 1.0}
 """Fixtures the local backend runs; it refuses compose environments (Docker only) rather
 than score them wrongly, and ignores ENTRYPOINT (see docs/backends.md)."""
 

@@ -233,6 +233,27 @@ CASES = [
         ("per-step `healthcheck` (steps[0].healthcheck) is not supported",),
         error=UnsupportedFeatureError,
     ),
+    Case(
+        "network-allowlist",
+        "environment.network_mode",
+        8,
+        ("a network allowlist (environment.network_mode) is not supported",),
+        error=UnsupportedFeatureError,
+    ),
+    Case(
+        "network-phase-differs",
+        "agent.network_mode",
+        11,
+        ("a network policy for one phase only (agent.network_mode) is not supported",),
+        error=UnsupportedFeatureError,
+    ),
+    Case(
+        "verifier-collect",
+        "verifier.collect",
+        7,
+        ("running verifier collect commands (verifier.collect) is not supported",),
+        error=UnsupportedFeatureError,
+    ),
     # layout
     Case(
         "missing-instruction",

@@ -6,6 +6,7 @@ import enum
 import re
 from typing import Any
 
+from lhtb._task_network import NETWORK_KEYS, network_access
 from lhtb._toml_lines import dotted
 from lhtb._toml_reader import Section, describe
 from lhtb.task import EnvironmentConfig, Healthcheck, McpServer
@@ -30,6 +31,7 @@ ENVIRONMENT_KEYS = frozenset(
         "skills_dir",
         "healthcheck",
         "mcp_servers",
+        *NETWORK_KEYS,
     }
 )
 HEALTHCHECK_KEYS = frozenset(
@@ -63,7 +65,7 @@ def parse_environment(section: Section) -> EnvironmentConfig:
         "storage_mb": _size(section, "storage_mb", "storage"),
         "gpus": section.integer("gpus", None, minimum=0),
         "gpu_types": section.string_list("gpu_types", None),
-        "allow_internet": section.boolean("allow_internet", True),
+        "allow_internet": _allow_internet(section),
         "env": section.env("env"),
         "workdir": section.string("workdir", None),
         "skills_dir": section.string("skills_dir", None),
@@ -71,6 +73,13 @@ def parse_environment(section: Section) -> EnvironmentConfig:
         "mcp_servers": _mcp_servers(section),
     }
     return EnvironmentConfig(**{key: value for key, value in kwargs.items() if value is not None})
+
+
+def _allow_internet(section: Section) -> bool:
+    """Harbor's ``network_mode`` when set (it wins, as in Harbor), else ``allow_internet``."""
+    legacy = section.boolean("allow_internet", True)
+    access = network_access(section)
+    return legacy if access is None else access
 
 
 def _size(section: Section, mb_key: str, legacy_key: str) -> int | None:

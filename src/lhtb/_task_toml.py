@@ -16,6 +16,7 @@ from typing import Any
 import attrs
 
 from lhtb._task_environment import ENVIRONMENT_KEYS, parse_environment
+from lhtb._task_network import NETWORK_KEYS, check_phase_network, check_verifier_collect
 from lhtb._task_steps import check_step_task, parse_steps
 from lhtb._toml_lines import dotted
 from lhtb._toml_reader import Reader, Section, describe
@@ -57,7 +58,9 @@ ROOT_KEYS = frozenset(
 TASK_KEYS = frozenset({"name", "version", "description", "authors", "keywords"})
 AUTHOR_KEYS = frozenset({"name", "email"})
 ARTIFACT_KEYS = frozenset({"source", "destination", "exclude"})
-AGENT_KEYS = frozenset({"timeout_sec", "user", "continue_until_timeout", "continue_mode"})
+AGENT_KEYS = frozenset(
+    {"timeout_sec", "user", "continue_until_timeout", "continue_mode", *NETWORK_KEYS}
+)
 SOLUTION_KEYS = frozenset({"env"})
 VERIFIER_KEYS = frozenset(
     {
@@ -72,6 +75,8 @@ VERIFIER_KEYS = frozenset(
         "subtasks",
         "live",
         "checkpoint_interval_sec",
+        "collect",
+        *NETWORK_KEYS,
     }
 )
 SUBTASK_KEYS = frozenset({"name", "weight", "visibility", "description"})
@@ -98,7 +103,7 @@ KEY_HOMES: Mapping[str, tuple[str, ...]] = _homes()
 
 # Harbor's registry name rule for [task].name.
 _PACKAGE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*/[A-Za-z0-9][A-Za-z0-9._-]*\Z")
-_SCHEMA_VERSION = re.compile(r"1\.[0-3]\Z")
+_SCHEMA_VERSION = re.compile(r"1\.[0-4]\Z")
 
 
 class _EnvironmentMode(enum.StrEnum):
@@ -135,19 +140,23 @@ def parse_task_toml(reader: Reader, data: Mapping[str, Any]) -> TaskToml:
     errors_before = len(reader.errors)
     artifacts = _artifacts(root)
     artifacts_valid = len(reader.errors) == errors_before
-    agent = _agent(_table(root, "agent", AGENT_KEYS))
-    verifier = _verifier(
-        _table(root, "verifier", VERIFIER_KEYS), artifacts, agent, check_artifacts=artifacts_valid
-    )
+    agent_table = _table(root, "agent", AGENT_KEYS)
+    verifier_table = _table(root, "verifier", VERIFIER_KEYS)
+    agent = _agent(agent_table)
+    verifier = _verifier(verifier_table, artifacts, agent, check_artifacts=artifacts_valid)
     if steps:
         check_step_task(root, steps, agent, verifier)
+    environment = parse_environment(_table(root, "environment", ENVIRONMENT_KEYS))
+    for phase in (agent_table, verifier_table):
+        check_phase_network(phase, environment.allow_internet)
+    check_verifier_collect(verifier_table)
     return TaskToml(
         schema_version=_schema_version(root),
         source=root.string("source", None),
         artifacts=artifacts,
         info=_info(root),
         metadata=_metadata(root),
-        environment=parse_environment(_table(root, "environment", ENVIRONMENT_KEYS)),
+        environment=environment,
         agent=agent,
         verifier=verifier,
         solution=SolutionConfig(env=_table(root, "solution", SOLUTION_KEYS).env("env")),
@@ -183,7 +192,7 @@ def _schema_version(root: Section) -> str:
         root.fail(
             key,
             f'task schema version "{value}" is not supported',
-            'lhtb reads Harbor task schema 1.0 to 1.3; set schema_version = "1.1" after '
+            'lhtb reads Harbor task schema 1.0 to 1.4; set schema_version = "1.1" after '
             "checking the task against docs/task-format.md",
         )
         return DEFAULT_SCHEMA_VERSION
