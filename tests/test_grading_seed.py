@@ -21,6 +21,7 @@ from click.testing import CliRunner
 import lhtb
 from lhtb._manifest import open_manifest
 from lhtb._seeds import MAX_SEED, check_seed, derive_seed
+from lhtb._weak_record import read_records
 from lhtb.audit import regrade
 from lhtb.check import check_tasks
 from lhtb.cli import main
@@ -315,11 +316,13 @@ async def test_check_gates_weak_solutions_on_reward_and_reproducibility(tmp_path
         toml.write_text(
             toml.read_text().replace("[agent]", f'[task]\nname = "t/{root.name}"\n[agent]')
         )
+    record = tmp_path / "weak-gate.json"
     checks = await check_tasks(
         [lhtb.load_task(steady), lhtb.load_task(flaky)],
         output_dir=tmp_path / "check",
         stagger_sec=0.05,
         spread_seeds=2,
+        record=record,
     )
     by_name = {c.task: c for c in checks}
     [weak] = by_name["t/steady"].weak
@@ -332,3 +335,16 @@ async def test_check_gates_weak_solutions_on_reward_and_reproducibility(tmp_path
     [shaky] = by_name["t/flaky"].weak
     assert not shaky.reproducible
     assert any("not reproducible on its seed" in p for p in by_name["t/flaky"].problems)
+    # only the passing weak gate is recorded; checked again unchanged, it is not re-run
+    recorded = read_records(record)
+    assert list(recorded) == ["t/steady"]
+    assert [(w.name, w.seed, w.reward) for w in recorded["t/steady"].weak] == [
+        (weak.name, weak.episode.config.seed if weak.episode else None, 0.0)
+    ]
+    [again] = await check_tasks(
+        [lhtb.load_task(steady)], output_dir=tmp_path / "again", stagger_sec=0.05, record=record
+    )
+    assert again.recorded == recorded["t/steady"]
+    assert again.weak == ()
+    assert again.oracle is not None  # the oracle and nop gates still ran
+    assert not (tmp_path / "again" / "weak").exists()

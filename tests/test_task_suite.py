@@ -19,6 +19,7 @@ import pytest
 
 import lhtb
 from lhtb._weak_gate import weak_solutions
+from lhtb._weak_record import read_records
 from lhtb.task import Task
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,6 +31,7 @@ SHARED_LAYER = [
     "ca-certificates && rm -rf /var/lib/apt/lists/*",
 ]
 WEAK_DIR = Path("tests") / "weak_solution"
+WEAK_RECORD = TASKS_DIR / "weak-gate.json"
 
 
 def _load(task_dir: Path) -> Task:
@@ -74,6 +76,18 @@ def test_task_declares_the_suite_conventions(path: Path) -> None:
     for name in shortcuts:
         assert any(p.is_file() for p in (path / "tests" / name).rglob("*")), f"{path.name}: {name}"
     assert "## Weak solution" in readme, f"{path.name}: README.md needs a 'Weak solution' section"
+
+
+@pytest.mark.parametrize("path", TASK_DIRS, ids=[p.name for p in TASK_DIRS])
+def test_the_weak_gate_record_is_of_this_very_task(path: Path) -> None:
+    """CI skips the weak gate of a task whose files are exactly those of its passing record."""
+    task = _load(path)
+    record = read_records(WEAK_RECORD).get(task.name)
+    rerun = f"run `lhtb check tasks/{path.name} --record tasks/weak-gate.json` and commit it"
+    assert record is not None, f"{path.name}: no weak-gate record; {rerun}"
+    assert record.holds_for(task), f"{path.name}: changed since its weak-gate record; {rerun}"
+    assert {w.name for w in record.weak} == {p.name for p in weak_solutions(task)}, rerun
+    assert all(w.reward < 0.5 for w in record.weak)
 
 
 def test_most_tasks_continue_until_timeout() -> None:

@@ -8,7 +8,9 @@ Each weak solution the task ships (``tests/weak_solution*/``, see
 :mod:`lhtb._weak_gate`) must score below 0.5 and be graded reproducibly:
 re-graded on its episode's seed it gets exactly the same scores; its spread
 over five seeds is reported. The sweeps go through :func:`lhtb.run_benchmark`,
-so they run in parallel, retry infrastructure errors and resume.
+so they run in parallel, retry infrastructure errors and resume. With a record
+file (:mod:`lhtb._weak_record`), tasks unchanged since their last passing weak
+gate skip it; the oracle and nop gates always run.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from pathlib import Path
 
 import attrs
 
+from lhtb import __version__
 from lhtb._progress import ProgressArg
 from lhtb._weak_gate import SPREAD_SEEDS, WeakCheck, WeakSolutionAgent, check_weak_solutions
+from lhtb._weak_record import WeakRecord, new_record, read_records, write_records
 from lhtb.benchmark import run_benchmark
 from lhtb.episode import Episode
 from lhtb.sandbox.base import SandboxBackend
@@ -48,6 +52,8 @@ class TaskCheck:
     oracle: Episode | None
     nop: Episode | None
     weak: tuple[WeakCheck, ...] = ()
+    recorded: WeakRecord | None = None
+    """The passing weak gate of this exact task, from the record file (``weak`` is empty)."""
 
     @property
     def oracle_passed(self) -> bool:
@@ -64,6 +70,14 @@ class TaskCheck:
     def ok(self) -> bool:
         """Every gate passed."""
         return not self.problems
+
+    def weak_results(self) -> dict[str, tuple[int, float]]:
+        """Seed and reward of each weak solution that ran."""
+        return {
+            w.name: (w.episode.config.seed, w.reward)
+            for w in self.weak
+            if w.episode is not None and w.episode.config.seed is not None and w.reward is not None
+        }
 
     @property
     def problems(self) -> tuple[str, ...]:
@@ -90,17 +104,26 @@ async def check_tasks(
     progress: ProgressArg = None,
     stagger_sec: float = 0.5,
     spread_seeds: int = SPREAD_SEEDS,
+    record: str | Path | None = None,
 ) -> list[TaskCheck]:
     """Run the gates on ``tasks``; records go to ``output_dir/{oracle,nop,weak}``.
 
     Each weak solution is re-graded on ``spread_seeds`` seeds, its episode's own first
-    (so 1 checks reproducibility and measures no spread).
+    (so 1 checks reproducibility and measures no spread). With ``record`` (a JSON
+    file), tasks whose checksum it holds skip the weak gate, and every task whose weak
+    gate runs and passes is written to it.
 
     Raises:
         RunConfigChangedError, RunLockedError, RunInterruptedError: as
             :func:`lhtb.run_benchmark`.
+        LhtbError: ``record`` exists and is not a record file.
     """
     root = Path(output_dir)
+    record_path = Path(record) if record is not None else None
+    records = read_records(record_path) if record_path is not None else {}
+    trusted = {
+        t.name: records[t.name] for t in tasks if t.name in records and records[t.name].holds_for(t)
+    }
     common = {
         "backend": backend,
         "concurrency": concurrency,
@@ -117,7 +140,7 @@ async def check_tasks(
         **common,  # type: ignore[arg-type]
     )
     weak = await check_weak_solutions(
-        tasks,
+        [t for t in tasks if t.name not in trusted],
         output_dir=root / "weak",
         backend=backend,
         concurrency=concurrency,
@@ -129,13 +152,29 @@ async def check_tasks(
         "oracle": {e.config.task_name: e for e in oracle.episodes},
         "nop": {e.config.task_name: e for e in nop.episodes},
     }
-    return [
+    checks = [
         TaskCheck(
             task=task.name,
             threshold=task.verifier.pass_threshold,
             oracle=by_task["oracle"].get(task.name),
             nop=by_task["nop"].get(task.name),
             weak=tuple(weak.get(task.name, ())),
+            recorded=trusted.get(task.name),
         )
         for task in tasks
     ]
+    if record_path is not None:
+        _update_records(record_path, records, tasks, checks)
+    return checks
+
+
+def _update_records(
+    path: Path, records: dict[str, WeakRecord], tasks: Sequence[Task], checks: list[TaskCheck]
+) -> None:
+    fresh = {
+        task.name: new_record(task, check.weak_results(), __version__)
+        for task, check in zip(tasks, checks, strict=True)
+        if check.recorded is None and check.weak and not any(w.problems for w in check.weak)
+    }
+    if fresh:
+        write_records(path, {**records, **fresh})

@@ -205,6 +205,18 @@ def weak_table(checks: list[TaskCheck]) -> Table:
                 "-" if spread is None or spread.n < 2 else str(spread),
                 style=None if not weak.problems else "red",
             )
+        recorded = check.recorded.weak if check.recorded is not None else ()
+        for entry in recorded:
+            assert check.recorded is not None
+            table.add_row(
+                check.task,
+                entry.name,
+                str(entry.seed),
+                f"{entry.reward:.3f}",
+                f"recorded {check.recorded.checked}",
+                "-",
+                style="dim",
+            )
     return table
 
 
@@ -227,6 +239,13 @@ def weak_table(checks: list[TaskCheck]) -> Table:
     show_default=True,
     help="Seeds each weak solution is re-graded on (its own first; 1 = reproducibility only).",
 )
+@click.option(
+    "--record",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="JSON file of passing weak gates by task checksum: tasks it holds unchanged skip "
+    "the weak gate (shown as recorded); tasks whose weak gate runs and passes are added.",
+)
 @click.option("--quiet", is_flag=True, help="Plain log lines instead of the live display.")
 def check(
     tasks: tuple[Path, ...],
@@ -235,6 +254,7 @@ def check(
     backend: str,
     nop_budget: float,
     spread_seeds: int,
+    record: Path | None,
     quiet: bool,
 ) -> None:
     """Gate every task: the oracle must pass it, the nop agent and weak solutions must not.
@@ -254,6 +274,7 @@ def check(
                 concurrency=concurrency,
                 nop_budget=nop_budget,
                 spread_seeds=spread_seeds,
+                record=record,
                 progress="rich" if live else "quiet",
             )
         )
@@ -264,11 +285,14 @@ def check(
         raise click.ClickException(str(exc)) from exc
     console = Console(width=None if sys.stdout.isatty() else 200)
     console.print(check_table(checks))
-    if any(c.weak for c in checks):
+    if any(c.weak or c.recorded for c in checks):
         console.print(weak_table(checks))
     failing = [c for c in checks if not c.ok]
     passed = len(checks) - len(failing)
     click.echo(f"{passed}/{len(checks)} tasks pass every gate; records in {root}")
+    skipped = sum(c.recorded is not None for c in checks)
+    if record is not None and skipped:
+        click.echo(f"weak gate of {skipped} unchanged task(s) taken from {record}")
     if failing:
         for c in failing:
             click.echo(f"FAIL {c.task}: {'; '.join(c.problems)}", err=True)
