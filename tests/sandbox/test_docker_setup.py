@@ -128,6 +128,18 @@ async def test_buildkit_only_dockerfile_is_a_setup_error(
     assert caught.value.detail
 
 
+@pytest.mark.docker
+async def test_copy_of_a_missing_file_is_a_setup_error_naming_the_context(
+    docker_client: Any, tmp_path: Path, unique: str
+) -> None:
+    (tmp_path / "Dockerfile").write_text("FROM debian:bookworm-slim\nCOPY seed/ /workspace/\n")
+    with pytest.raises(SetupError, match="not in the build context") as caught:
+        await DockerBackend(docker_client).prepare(_task(tmp_path, f"no-seed-{unique}"))
+    assert "needs an image" not in str(caught.value)
+    assert caught.value.retryable is False
+    assert "seed/" in str(caught.value)
+
+
 async def test_empty_compose_config_is_a_typed_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -139,6 +139,9 @@ async def build_image(
 
 
 _MISSING_IMAGE = ("pull access denied", "not found", "no such host", "manifest unknown")
+_MISSING_CONTEXT_FILE = ("copy failed:", "add failed:")
+"""Classic-builder errors of a COPY/ADD source missing from the build context (their text
+also says "not found", so they are told apart from a missing image first)."""
 _UNBUILDABLE = (
     "requires buildkit",
     "dockerfile parse error",
@@ -153,6 +156,14 @@ def _build_error(error: str, tail: list[str], *, directory: Path, where: str) ->
     log_tail = "\n".join(tail[-10:])
     detail = f"{error}\n{log_tail}".rstrip()
     lowered = error.lower()
+    if lowered.startswith(_MISSING_CONTEXT_FILE):
+        return SetupError(
+            f"a COPY or ADD source is not in the build context {directory}: {error}",
+            where=where,
+            fix=f"Add the file under {directory} (the build context), or fix the path in the "
+            "Dockerfile; a .dockerignore there may exclude it",
+            detail=detail,
+        )
     if "ran past" not in lowered and any(m in lowered for m in _MISSING_IMAGE):
         return SetupError(
             "the image build needs an image that is not on this machine, and no registry answers",
