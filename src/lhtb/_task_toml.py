@@ -79,7 +79,7 @@ VERIFIER_KEYS = frozenset(
         *NETWORK_KEYS,
     }
 )
-SUBTASK_KEYS = frozenset({"name", "weight", "visibility", "description"})
+SUBTASK_KEYS = frozenset({"name", "weight", "visibility", "description", "live"})
 
 
 def _homes() -> dict[str, tuple[str, ...]]:
@@ -311,7 +311,6 @@ def _verifier(
         "user": section.user("user"),
         "pass_threshold": section.number("pass_threshold", None, maximum=1.0),
         "max_passes": section.integer("max_passes", None, minimum=1),
-        "subtasks": _subtasks(section),
         "checkpoint_interval_sec": section.number(
             "checkpoint_interval_sec", None, unit=" of seconds"
         ),
@@ -321,6 +320,7 @@ def _verifier(
         kwargs["environment"] = parse_environment(environment)
     kwargs["isolation"] = _isolation(section, artifacts, check_artifacts=check_artifacts)
     kwargs["live"] = _live(section, kwargs["isolation"], agent)
+    kwargs["subtasks"] = _subtasks(section, live_verifier=bool(kwargs["live"]))
     if kwargs["live"] and kwargs["checkpoint_interval_sec"] is not None:
         section.fail(
             "checkpoint_interval_sec",
@@ -387,7 +387,7 @@ def _live(section: Section, isolation: IsolationMode, agent: AgentConfig) -> boo
     return live
 
 
-def _subtasks(section: Section) -> tuple[SubtaskSpec, ...]:
+def _subtasks(section: Section, *, live_verifier: bool) -> tuple[SubtaskSpec, ...]:
     subtasks: list[SubtaskSpec] = []
     seen: set[str] = set()
     for entry in section.tables("subtasks", SUBTASK_KEYS):
@@ -402,12 +402,22 @@ def _subtasks(section: Section) -> tuple[SubtaskSpec, ...]:
             )
             continue
         seen.add(name)
+        live = entry.boolean("live", False)
+        if live and not live_verifier:
+            entry.fail(
+                "live",
+                f'subtask "{name}" grades the agent\'s running services, but the verifier '
+                "does not run beside them (`verifier.live = true` is not set)",
+                "Set `live = true` in [verifier], or drop `live` from the subtask if its "
+                "tests only read files",
+            )
         subtasks.append(
             SubtaskSpec(
                 name=name,
                 weight=entry.number("weight", 1.0),
                 visibility=entry.choice("visibility", Visibility, Visibility.HIDDEN),
                 description=_text(entry, "description"),
+                live=live,
             )
         )
     return tuple(subtasks)

@@ -6,13 +6,18 @@ verifier sandboxes: with the recorded seed the reward must come out the same;
 with other seeds the spread shows how much the score depends on which hidden
 cases were drawn. ``lhtb verify`` and the reproducibility gate of ``lhtb
 check`` are built on it.
+
+A re-grade is never live: no agent service runs beside it. The subtasks a task
+declares ``live`` (they graded the agent's running services during the
+episode) are therefore taken from the episode's record, and the re-computed
+reward is the weighted mean with those recorded scores.
 """
 
 from __future__ import annotations
 
 import statistics
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import anyio
@@ -24,20 +29,42 @@ from lhtb.errors import LhtbError
 from lhtb.loader import load_task
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
+from lhtb.scoring import Scorecard, Subtask
 from lhtb.task import Task
 from lhtb.verifier import Verifier, kept_archives, prepare_verifier_image
 
-__all__ = ["Regrade", "Spread", "other_seeds", "read_episode", "regrade"]
+__all__ = [
+    "Regrade",
+    "Spread",
+    "other_seeds",
+    "read_episode",
+    "regrade",
+]
 
 CLEANUP_TIMEOUT_SEC = 120.0
 
 
+def _scores(card: Scorecard | None) -> list[tuple[str, float, float]] | None:
+    return None if card is None else [(s.name, s.score, s.weight) for s in card.subtasks]
+
+
 @attrs.frozen
 class Regrade:
-    """The recorded final pass of an episode and its re-gradings, one per seed."""
+    """The recorded final pass of an episode and its re-gradings, one per seed.
+
+    ``passes`` are the re-computed results: what the verifier sandbox graded,
+    with the scores of the ``carried`` subtasks (declared ``live``: they graded
+    the agent's running services, which a re-grade does not have) taken from
+    the episode's record on the recorded seed, and the reward re-computed with
+    them. ``graded`` are the passes exactly as the sandboxes graded them.
+    """
 
     episode: Episode
     passes: tuple[VerifierPass, ...]
+    carried: tuple[str, ...] = ()
+    graded: tuple[VerifierPass, ...] = attrs.field(
+        default=attrs.Factory(lambda self: self.passes, takes_self=True)
+    )
 
     @property
     def recorded_seed(self) -> int | None:
@@ -45,9 +72,15 @@ class Regrade:
         return self.episode.config.seed
 
     def reproduced(self) -> bool:
-        """Every re-grading on the recorded seed gave exactly the recorded reward."""
+        """Every re-grading on the recorded seed gave exactly the recorded reward, and
+        the same score for every subtask the re-grade graded."""
         same = [p for p in self.passes if p.seed == self.recorded_seed]
-        return bool(same) and all(p.reward == self.episode.reward for p in same)
+        recorded = _scores(self.episode.scorecard)
+        return bool(same) and all(
+            p.reward == self.episode.reward
+            and (recorded is None or _scores(p.scorecard) == recorded)
+            for p in same
+        )
 
     def spread(self) -> Spread | None:
         """Mean, min and max reward over the re-gradings (``None`` if none gave a reward)."""
@@ -123,6 +156,27 @@ def _task_for(episode: Episode, episode_dir: Path, task: Task | str | Path | Non
     return loaded
 
 
+def _live_subtasks(episode: Episode, task: Task) -> dict[str, Subtask]:
+    """The recorded scores of ``task``'s ``live`` subtasks in ``episode``'s final pass
+    (none when the episode was not verified live)."""
+    card = episode.scorecard
+    if card is None or not episode.config.live_verification:
+        return {}
+    live = {spec.name for spec in task.verifier.subtasks if spec.live}
+    return {s.name: s for s in card.subtasks if s.name in live}
+
+
+def _with_recorded(graded: VerifierPass, recorded: Mapping[str, Subtask]) -> VerifierPass:
+    """``graded`` with the ``recorded`` subtasks in place of its own, the reward re-computed."""
+    card = graded.scorecard
+    if card is None or not recorded:
+        return graded
+    combined = Scorecard.from_subtasks(
+        (recorded.get(s.name, s) for s in card.subtasks), source=card.source
+    )
+    return attrs.evolve(graded, scorecard=combined, reward=combined.reward)
+
+
 async def regrade(
     episode_dir: str | Path,
     *,
@@ -135,6 +189,7 @@ async def regrade(
     ``task`` defaults to the directory the episode recorded; it must have the
     recorded checksum. ``backend`` defaults to the one the episode ran on.
     Each re-grading is kept under ``verifier/regrade-*`` in the episode directory.
+    The task's ``live`` subtasks are taken from the record (see :class:`Regrade`).
 
     Raises:
         EpisodeFormatError: ``episode.json`` is missing or unreadable.
@@ -179,4 +234,10 @@ async def regrade(
     finally:
         with anyio.CancelScope(shield=True), anyio.move_on_after(CLEANUP_TIMEOUT_SEC):
             await sandbox_backend.cleanup(run_id)
-    return Regrade(episode=episode, passes=tuple(passes))
+    recorded = _live_subtasks(episode, graded)
+    return Regrade(
+        episode=episode,
+        passes=tuple(_with_recorded(p, recorded) for p in passes),
+        carried=tuple(recorded),
+        graded=tuple(passes),
+    )

@@ -164,6 +164,10 @@ class SubtaskSpec:
     weight: float = attrs.field(default=1.0, validator=_positive)
     visibility: Visibility = Visibility.HIDDEN
     description: str = ""
+    live: bool = False
+    """The tests grade the agent's running services (only with ``[verifier].live = true``):
+    a re-grade of the kept files cannot reproduce the score, so ``lhtb verify`` takes it
+    from the episode's record."""
 
 
 @attrs.frozen

@@ -59,7 +59,8 @@ def subtask_table(task: Task) -> Table:
     for column in ("subtask", "weight", "visibility", "description"):
         table.add_column(column)
     for spec in task.verifier.subtasks:
-        table.add_row(spec.name, f"{spec.weight:g}", str(spec.visibility), spec.description)
+        visibility = f"{spec.visibility}{', live' if spec.live else ''}"
+        table.add_row(spec.name, f"{spec.weight:g}", visibility, spec.description)
     return table
 
 

@@ -44,10 +44,25 @@ def comparison_table(result: Regrade) -> Table:
     recorded = _scores(final)
     regraded = [_scores(p) for p in result.passes]
     for name in dict.fromkeys([*recorded, *(n for scores in regraded for n in scores)]):
+        live = name in result.carried
         table.add_row(
-            f"  {name}", _reward(recorded.get(name)), *(_reward(s.get(name)) for s in regraded)
+            f"  {name}" + (" (live)" if live else ""),
+            _reward(recorded.get(name)),
+            *(_reward(s.get(name)) + (" from the record" if live else "") for s in regraded),
         )
     return table
+
+
+def live_note(result: Regrade) -> str:
+    """Which subtasks were taken from the record, and why ("" when none)."""
+    names = result.carried
+    if not names:
+        return ""
+    count = f"{len(names)} live subtask{'s' if len(names) > 1 else ''}"
+    return (
+        f"{count} \N{EM DASH} {', '.join(names)} \N{EM DASH} graded against the agent's running "
+        "services during the episode, taken from the record: a re-grade has none"
+    )
 
 
 @click.command()
@@ -86,6 +101,8 @@ def verify(
     With no option it grades on the recorded seed and exits 1 unless the reward
     is reproduced exactly. --seed N / --seeds K grade the same final state on
     other seeds and print the spread (mean, min, max): how much luck is in the score.
+    Subtasks the task declares live (graded against the agent's running services)
+    are taken from the episode's record: a re-grade has no running services.
     """
     console = Console(width=None if sys.stdout.isatty() else 200)
     try:
@@ -100,12 +117,23 @@ def verify(
     except LhtbError as exc:
         raise click.ClickException(str(exc)) from exc
     console.print(comparison_table(result))
+    note = live_note(result)
     spread = result.spread()
     if len(result.passes) > 1 and spread is not None:
         console.print(f"spread: {spread}")
+    if note and any(p.seed != recorded for p in result.passes):
+        console.print(
+            f"the other seeds carry the recorded seed's scores of the {note}", markup=False
+        )
     if recorded in seeds:
+        live = f" ({note})" if note else ""
         if result.reproduced():
-            console.print(f"reproduced: the recorded reward {_reward(result.episode.reward)}")
+            console.print(
+                f"reproduced: the recorded reward {_reward(result.episode.reward)}{live}",
+                markup=False,
+            )
         else:
             console.print("[bold red]NOT reproduced[/]: the re-grade on the recorded seed differs")
+            if note:
+                console.print(f"({note})", markup=False)
             raise SystemExit(1)
