@@ -132,6 +132,15 @@ CASES = [
     ),
     Case("subtask-missing-name", "verifier.subtasks[0].name", 7, ("missing required key",)),
     Case(
+        "subtask-live-without-live-verifier",
+        "verifier.subtasks[0].live",
+        10,
+        (
+            'subtask "service" grades the agent\'s running services',
+            "Set `live = true` in [verifier]",
+        ),
+    ),
+    Case(
         "subtask-bad-visibility",
         "verifier.subtasks[0].visibility",
         9,

@@ -6,7 +6,8 @@ blacklist or hard-coded answers). Each directory is copied over the root of the
 agent sandbox (``weak_solution/app/x.py`` -> ``/app/x.py``), the agent stops,
 and the verifier runs once. The gate wants a reward below
 :data:`WEAK_MAX_REWARD`, and a reproducible grade: the kept final state
-re-graded on the episode's seed gives exactly the same subtask scores. Its
+re-graded on the episode's seed gives exactly the same subtask scores (the
+task's ``live`` subtasks are taken from the record: see :mod:`lhtb.audit`). Its
 spread over :data:`SPREAD_SEEDS` seeds is reported.
 """
 

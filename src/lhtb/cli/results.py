@@ -196,12 +196,14 @@ def weak_table(checks: list[TaskCheck]) -> Table:
         for weak in check.weak:
             seed = weak.episode.config.seed if weak.episode is not None else None
             spread = weak.spread
+            carried = weak.regraded.carried if weak.regraded is not None else ()
             table.add_row(
                 check.task,
                 weak.name,
                 "-" if seed is None else str(seed),
                 "-" if weak.reward is None else f"{weak.reward:.3f}",
-                "identical" if weak.reproducible else "DIFFERENT",
+                ("identical" if weak.reproducible else "DIFFERENT")
+                + (f" (live from the record: {', '.join(carried)})" if carried else ""),
                 "-" if spread is None or spread.n < 2 else str(spread),
                 style=None if not weak.problems else "red",
             )
