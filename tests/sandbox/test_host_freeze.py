@@ -8,8 +8,10 @@ a thread stay in a system call on demand); the processes listed in it are real.
 
 from __future__ import annotations
 
+import contextlib
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -92,3 +94,59 @@ def test_v2_only_the_kernels_confirmation_counts(
     _wait_for_state(sleeper.pid, {"T"})
     with pytest.raises(HostFreezeError, match="did not confirm frozen"):
         _settle_now(_freezing(tmp_path, 2, [sleeper.pid]))
+
+
+def test_a_freeze_the_kernel_never_confirms_is_undone(tmp_path: Path) -> None:
+    """Frozen processes ignore SIGKILL: a failed freeze must not leave the cgroup frozen."""
+    freezer = _freezing(tmp_path, 2, [])
+    (tmp_path / "cgroup.procs").write_text("")
+    with pytest.raises(HostFreezeError, match="did not confirm frozen"):
+        freezer.freeze(timeout=0)
+    assert (tmp_path / FROZEN_CHILD / "cgroup.freeze").read_text() == "0"
+
+
+def test_a_freeze_that_finds_no_end_is_undone(
+    tmp_path: Path, sleeper: subprocess.Popen[bytes]
+) -> None:
+    """A process the freeze cannot move (it stays listed) fails it; the cgroup is thawed."""
+    freezer = _freezing(tmp_path, 1, [])
+    (tmp_path / "cgroup.procs").write_text(f"{sleeper.pid}\n")
+    with pytest.raises(HostFreezeError, match="kept appearing"):
+        freezer.freeze(timeout=0)
+    assert (tmp_path / FROZEN_CHILD / "freezer.state").read_text() == "THAWED"
+
+
+def test_a_thaw_waits_for_a_freeze_under_way(
+    tmp_path: Path, sleeper: subprocess.Popen[bytes], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A caller that stopped waiting for a freeze (a cancelled task) and thaws must not
+    be undone by the freeze still running in its thread."""
+    freezer = _freezing(tmp_path, 1, [])
+    (tmp_path / "cgroup.procs").write_text(f"{sleeper.pid}\n")  # the freeze loops on it
+    writes: list[tuple[str, bool]] = []
+    started = threading.Event()
+    set_state = CgroupFreezer._set
+    me = threading.current_thread()
+
+    def recorded(self: CgroupFreezer, *, frozen: bool) -> None:
+        writes.append((threading.current_thread().name, frozen))
+        set_state(self, frozen=frozen)
+        if threading.current_thread() is me:  # the thaw: let a freeze under way finish
+            (tmp_path / "cgroup.procs").write_text("")
+        started.set()
+
+    monkeypatch.setattr(CgroupFreezer, "_set", recorded)
+
+    def freeze() -> None:
+        with contextlib.suppress(HostFreezeError):  # with the thaw waiting: its timeout
+            freezer.freeze(timeout=3)
+
+    worker = threading.Thread(target=freeze, name="freeze")
+    worker.start()
+    assert started.wait(60), "the freeze began"
+    freezer.thaw(timeout=60)
+    worker.join(60)
+    assert not worker.is_alive()
+    assert writes[0] == ("freeze", True)
+    assert writes[-1] == (me.name, False), writes  # the thaw came last
+    assert (tmp_path / FROZEN_CHILD / "freezer.state").read_text() == "THAWED"

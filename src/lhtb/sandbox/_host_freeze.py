@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 from pathlib import Path
 
@@ -57,10 +58,16 @@ class HostFreezeError(Exception):
 
 @attrs.frozen
 class CgroupFreezer:
-    """The container's freezer cgroup (``base``) and its frozen child."""
+    """The container's freezer cgroup (``base``) and its frozen child.
+
+    Freezing and thawing through one instance take turns: a thaw waits for a freeze
+    still under way (its caller may have stopped waiting for it) instead of racing
+    its writes.
+    """
 
     version: int
     base: Path
+    _turns: threading.Lock = attrs.field(factory=threading.Lock, init=False, eq=False, repr=False)
 
     @classmethod
     def find(cls, pid: int, container_id: str, *, root: Path = CGROUP_ROOT) -> CgroupFreezer | None:
@@ -87,9 +94,21 @@ class CgroupFreezer:
     def freeze(self, *, timeout: float) -> int:
         """Freeze every process of the container, init included; returns the rounds of moves.
 
+        A freeze that fails is undone: nothing stays frozen (frozen processes ignore
+        SIGKILL, so a container left frozen could not be stopped).
+
         Raises:
             HostFreezeError: processes kept appearing, or the kernel did not confirm.
         """
+        with self._turns:
+            try:
+                return self._freeze(timeout)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    self._set(frozen=False)
+                raise
+
+    def _freeze(self, timeout: float) -> int:
         give_up = time.monotonic() + timeout
         self._set(frozen=True)  # before anything moves in: arrivals stop at once
         rounds = 0
@@ -111,8 +130,9 @@ class CgroupFreezer:
 
     def thaw(self, *, timeout: float) -> None:
         """Let the frozen processes run again (they stay in the child cgroup)."""
-        self._set(frozen=False)
-        self._settle(frozen=False, give_up=time.monotonic() + timeout)
+        with self._turns:
+            self._set(frozen=False)
+            self._settle(frozen=False, give_up=time.monotonic() + timeout)
 
     def _set(self, *, frozen: bool) -> None:
         if self.version == 1:
@@ -131,9 +151,10 @@ class CgroupFreezer:
             if time.monotonic() > give_up:
                 if frozen and self._held_in_kernel():
                     return
+                held = [_describe(pid) for pid in _pids(self.child / "cgroup.procs")]
                 raise HostFreezeError(
                     f"the kernel did not confirm {'frozen' if frozen else 'thawed'} "
-                    f"for {self.child}"
+                    f"for {self.child} (threads: {', '.join(held[:5]) or 'none'})"
                 )
             if frozen and self.version == 1:
                 self._set(frozen=True)  # v1 retries stubborn tasks on each write
@@ -278,6 +299,8 @@ def host_sweep(procs: Path, *, keep: set[int], freeze: bool, timeout: float) -> 
     fork. A signalled process may take a while to stop on a loaded host, so the
     bound is ``timeout``, not a number of rounds. Returns the number of rounds.
 
+    A freeze that finds no fixpoint continues every process before raising.
+
     Raises:
         HostFreezeError: no fixpoint within ``timeout``.
     """
@@ -305,6 +328,7 @@ def host_sweep(procs: Path, *, keep: set[int], freeze: bool, timeout: float) -> 
             return rounds
         if time.monotonic() > give_up:
             stuck = [_describe(pid) for pid in _pids(procs) if pid not in keep and _running(pid)]
+            host_sweep(procs, keep=keep, freeze=False, timeout=timeout)  # nothing stays stopped
             raise HostFreezeError(
                 f"no fixpoint after {rounds} rounds ({timeout:g}s); still running: "
                 + ", ".join(stuck[:5])
