@@ -134,6 +134,8 @@ class DockerSandbox(ManagedSandbox):
         self._host_freeze: CgroupFreezer | Path | Literal[False] | None = None
         """How the host freezes this container (found on first use): its freezer cgroup,
         else a SIGSTOP sweep over this ``cgroup.procs``; False: only from inside."""
+        self._host_frozen = False
+        """The host holds every process of the container stopped (until the thaw)."""
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -454,14 +456,24 @@ class DockerSandbox(ManagedSandbox):
             work = functools.partial(how.freeze if freeze else how.thaw, timeout=timeout)
         else:
             work = functools.partial(host_sweep, how, keep=set(), freeze=freeze, timeout=timeout)
+        self._host_frozen = False
         try:
-            rounds = await anyio.to_thread.run_sync(work)
+            try:
+                rounds = await anyio.to_thread.run_sync(work)
+            except HostFreezeError as error:
+                if not freeze:
+                    raise
+                # A failed freeze is undone; on a loaded host one thread may have been
+                # slow to stop (a page fault, an exit under way): one more try.
+                log.warning("sandbox_freeze_retried", where=self._where, error=str(error))
+                rounds = await anyio.to_thread.run_sync(work)
         except (HostFreezeError, OSError) as error:
             raise SandboxError(
-                f"freeze failed: {error}",
+                f"{'freeze' if freeze else 'thaw'} failed: {error}",
                 where=self._where,
                 fix="Retry; if it persists, destroy the sandbox",
             ) from error
+        self._host_frozen = freeze
         log.debug("sandbox_host_sweep", where=self._where, freeze=freeze, rounds=rounds)
         return True
 
@@ -538,7 +550,12 @@ class DockerSandbox(ManagedSandbox):
         await self._call(self._backend.client.api.put_archive, self._id, target, archive)
 
     async def snapshot(self) -> SandboxSpec:
-        """Commit the container to a labelled image; :meth:`DockerBackend.release` removes it."""
+        """Commit the container to a labelled image; :meth:`DockerBackend.release` removes it.
+
+        Docker pauses the container for the commit unless the host already holds it
+        frozen: pausing it again would wait for the kernel once more, and give up
+        (``unable to freeze``) while a frozen thread finishes a system call.
+        """
         spec = self.spec
         repository = f"{SNAPSHOT_REPO}/{sanitise_name(spec.task.name)}"
         tag = f"{sanitise_name(spec.run_id)[:60]}-{uuid.uuid4().hex[:8]}"
@@ -560,12 +577,14 @@ class DockerSandbox(ManagedSandbox):
             )
         started = time.monotonic()
         await self._call(
-            self._backend.client.api.commit,
+            _commit,
+            self._backend.client.api,
             self._id,
             repository=repository,
             tag=tag,
-            conf={"Labels": labels},
-            pause=True,
+            labels=labels,
+            pause=not self._host_frozen,
+            timeout=self._backend.settings.snapshot_timeout_sec,
         )
         log.info("sandbox_snapshot", where=self._where, seconds=time.monotonic() - started)
         return SandboxSpec(
@@ -577,13 +596,20 @@ class DockerSandbox(ManagedSandbox):
         )
 
     async def destroy(self) -> None:
-        """Remove the container (and its compose project). Safe to call twice."""
+        """Remove the container (and its compose project), thawed first. Safe to call twice."""
         if self._destroyed:
             return
         self._destroyed = True
         if self._channels is not None:
             self._channels.shutdown()
         with anyio.CancelScope(shield=True):
+            if isinstance(self._host_freeze, CgroupFreezer):
+                # Through this sandbox's own freezer: it waits for a freeze still under way.
+                thaw = functools.partial(
+                    self._host_freeze.thaw, timeout=self._backend.settings.control_timeout_sec
+                )
+                with contextlib.suppress(HostFreezeError, OSError):  # gone: nothing to thaw
+                    await anyio.to_thread.run_sync(thaw)
             await self._backend.remove_container(self._id, project=self.compose_project)
 
 
@@ -705,6 +731,23 @@ def _size_rw(api: Any, container_id: str) -> int:
     url = api._url("/containers/{0}/json", container_id)
     info = api._result(api._get(url, params={"size": 1}), True)
     return int(info.get("SizeRw") or 0)
+
+
+def _commit(
+    api: Any,
+    container_id: str,
+    *,
+    repository: str,
+    tag: str,
+    labels: dict[str, str],
+    pause: bool,
+    timeout: float,
+) -> None:
+    """``docker commit``, waiting up to ``timeout`` for the answer (the client's timeout
+    is for quick calls; the daemon goes on committing after the client gives up)."""
+    params = {"container": container_id, "repo": repository, "tag": tag, "pause": pause}
+    url = api._url("/commit")
+    api._result(api._post_json(url, data={"Labels": labels}, params=params, timeout=timeout))
 
 
 def _drain(chunks: Any) -> None:

@@ -97,6 +97,8 @@ class DockerSettings:
     """Freeze from the host via the container's cgroup when the daemon is local."""
     max_snapshot_bytes: int = 20 * 1024**3
     """Largest filesystem change (apparent size) a ``snapshot`` verifier pass commits."""
+    snapshot_timeout_sec: float = 600.0
+    """How long committing a snapshot may take (on a busy host, much longer than other calls)."""
     exec_channel: bool = True
     """Run agent-phase commands through a persistent in-sandbox helper (a few ms each
     instead of a ``docker exec``); images without ``python3`` fall back automatically.
