@@ -177,6 +177,41 @@ async def test_grade_scores_the_current_state_and_thaws(
     assert json.loads((verifier.output_dir / after.log_dir / "scorecard.json").read_text())
 
 
+async def test_a_grade_cancelled_mid_pass_thaws_the_sandbox(
+    tmp_path: Path, backend: SandboxBackend
+) -> None:
+    """Cancelled while its tests run (shared isolation: in the frozen sandbox), a grade
+    leaves the sandbox running: a background counter goes on."""
+    task = make_task(tmp_path / "task", lhtb.IsolationMode.SHARED)
+    assert task.tests_dir is not None
+    (task.tests_dir / "test.sh").write_text("#!/bin/sh\ntouch /tmp/started\nexec sleep 600\n")
+    verifier = lhtb.Verifier(task, backend, output_dir=tmp_path / "grades")
+    async with lhtb.open_sandbox(task, backend=backend) as sandbox:
+
+        async def count() -> str:
+            return (await sandbox.exec("cat /tmp/count 2>/dev/null")).stdout_text
+
+        async def cancel_once_the_tests_run(scope: anyio.CancelScope) -> None:
+            with anyio.fail_after(120):  # the pass froze the sandbox before running them
+                while not (await sandbox.exec(["test", "-e", "/tmp/started"])).ok:
+                    await anyio.sleep(0.05)
+            scope.cancel()
+
+        counter = "i=0; while :; do i=$((i+1)); echo $i > /tmp/count; sleep 0.05; done"
+        await sandbox.agent_view().exec(f"nohup sh -c '{counter}' >/dev/null 2>&1 &")
+        with anyio.fail_after(60):
+            while not await count():
+                await anyio.sleep(0.05)
+        async with anyio.create_task_group() as group:
+            group.start_soon(cancel_once_the_tests_run, group.cancel_scope)
+            await verifier.grade(sandbox)
+        assert group.cancel_scope.cancelled_caught
+        after_cancel = await count()
+        with anyio.fail_after(60):  # a sandbox left frozen never counts on
+            while await count() == after_cancel:
+                await anyio.sleep(0.05)
+
+
 async def test_grade_and_grade_files_give_the_episodes_reward(
     separate: lhtb.Task, backend: SandboxBackend, tmp_path: Path
 ) -> None:

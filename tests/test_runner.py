@@ -221,3 +221,58 @@ async def test_tests_and_logs_never_reach_the_agent(
     for number in (1, 2):
         secret = tmp_path / "ep" / "verifier" / f"pass-{number:03d}" / "secret.txt"
         assert secret.read_text().strip() == SECRET
+
+
+# The tests mark that they run, then block: the pass holds the agent's container frozen.
+BLOCKING_TEST_SH = "#!/bin/sh\ntouch /logs/verifier/started\nexec sleep 600\n"
+
+
+async def test_a_run_cancelled_mid_snapshot_pass_leaves_nothing_frozen(
+    backend: DockerBackend, tmp_path: Path, run_id: str, docker_client: Any
+) -> None:
+    """Cancelled while a snapshot pass holds the agent's container frozen: the container is
+    thawed and removed, and the daemon still runs containers (removing a frozen container
+    wedges dockerd)."""
+    from lhtb.sandbox._host_freeze import CGROUP_ROOT, FROZEN_CHILD, CgroupFreezer, _cgroup_dirs
+
+    task = lhtb.load_task(
+        write_task(tmp_path / "task", isolation="snapshot", test_sh=BLOCKING_TEST_SH)
+    )
+    label = f"lhtb.run={run_id}"
+    seen: list[CgroupFreezer] = []
+
+    def tests_running() -> bool:
+        found = docker_client.containers.list(filters={"label": [label, "lhtb.role=verifier"]})
+        return bool(found) and found[0].exec_run(["test", "-e", "/logs/verifier/started"])[0] == 0
+
+    async def cancel_while_frozen(scope: anyio.CancelScope) -> None:
+        with anyio.fail_after(300):
+            while not await anyio.to_thread.run_sync(tests_running):
+                await anyio.sleep(0.1)
+        [agent] = docker_client.containers.list(filters={"label": [label, "lhtb.role=agent"]})
+        pid, found = agent.attrs["State"]["Pid"], agent.id
+        seen.extend(
+            CgroupFreezer(version, base)
+            for version, base in _cgroup_dirs(pid, found, CGROUP_ROOT, ("freezer",))
+            if (base / FROZEN_CHILD).is_dir()
+        )
+        assert seen, "this daemon is local: the host sees the container's freezer"
+        assert all(f.is_frozen() for f in seen), "the pass holds the agent's container frozen"
+        scope.cancel()
+
+    class Answers:
+        async def run(self, turn: lhtb.Turn) -> None:
+            await turn.sandbox.write_file("/app/answer.txt", "42")
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(cancel_while_frozen, group.cancel_scope)
+        await lhtb.run_episode(
+            task, Answers(), backend=backend, run_id=run_id, output_dir=tmp_path / "ep"
+        )
+    assert not [f.child for f in seen if f.child.exists() and f.is_frozen()], "left frozen"
+    with anyio.fail_after(120):  # a daemon wedged by a frozen container hangs here
+        await anyio.to_thread.run_sync(
+            lambda: docker_client.containers.run(
+                "debian:bookworm-slim", ["true"], remove=True, labels={"lhtb.run": run_id}
+            )
+        )

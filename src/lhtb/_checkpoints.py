@@ -174,7 +174,8 @@ class Checkpointer:
             except Exception as exc:
                 capture = f"capture failed: {type(exc).__name__}: {exc}"
             finally:
-                await self.sandbox.thaw()
+                with anyio.CancelScope(shield=True):  # cancelled or not, the agent runs on
+                    await self.sandbox.thaw()
         capture_sec = time.monotonic() - clock
         self.events.emit(
             "checkpoint_captured",

@@ -30,6 +30,7 @@ artifact path is simply not copied.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import shutil
 import tarfile
@@ -39,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
+import anyio
 import attrs
 
 from lhtb._artifacts import confine, non_directory_root
@@ -46,7 +48,13 @@ from lhtb._host_files import ArtifactFiles, ArtifactSource, host_files
 from lhtb._log import get_logger
 from lhtb._seeds import SEED_ENV, check_seed, random_seed
 from lhtb.episode import KeptInputs, PassOutcome, VerifierPass
-from lhtb.errors import ArchiveError, ExecError, GradeInputError, RewardFileError
+from lhtb.errors import (
+    ArchiveError,
+    ExecError,
+    GradeInputError,
+    RewardFileError,
+    SandboxError,
+)
 from lhtb.sandbox.archive import pack_directory, pack_file, relocate
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.sandbox.host_files import extract_to_host, write_host_file
@@ -224,13 +232,17 @@ class Verifier:
         started_at = datetime.now(UTC)
         clock = time.monotonic()
         self._kept = None
-        if not self.live:
-            await sandbox.freeze()
         try:
+            if not self.live:
+                await sandbox.freeze()
             result = await self._verify(sandbox, log_dir)
-        finally:
+        except BaseException:
             if not final and not self.live:
-                await sandbox.thaw()
+                with anyio.CancelScope(shield=True), contextlib.suppress(SandboxError):
+                    await sandbox.thaw()  # best effort: the failure that got here is the news
+            raise
+        if not final and not self.live:
+            await sandbox.thaw()
         return self._record(result, number, started_at, clock, log_dir, final=final)
 
     async def regrade(self, archives: Sequence[bytes], name: str) -> VerifierPass:
@@ -381,7 +393,8 @@ class Verifier:
             try:
                 return await self._in_fresh_sandbox(capture.snapshot, log_dir, artifacts=None)
             finally:
-                await self.backend.release(capture.snapshot)
+                with anyio.CancelScope(shield=True):  # a cancelled pass leaves no image
+                    await self.backend.release(capture.snapshot)
         archives = list(capture.archives or ())
         return await self._in_pristine_sandbox(archives, log_dir, network_of=network_of)
 
