@@ -279,6 +279,28 @@ async def test_freeze_holds_the_init_and_fork_exit_chains(
     assert not freezer.base.exists(), "the container's cgroup outlived it"
 
 
+async def test_destroy_thaws_without_waiting_for_the_daemon(
+    sandbox: DockerSandbox, backend: DockerBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Removing a frozen container wedges dockerd (SIGKILL cannot take a frozen process):
+    destroy thaws it itself, before asking the daemon anything."""
+    await sandbox.freeze()
+    freezer = sandbox._host_freeze
+    assert isinstance(freezer, CgroupFreezer), freezer
+    assert freezer.is_frozen()
+    frozen_at_removal: list[bool] = []
+    remove = backend.remove_container
+
+    async def record_then_remove(container_id: str, *, project: str | None = None) -> None:
+        frozen_at_removal.append(freezer.is_frozen())
+        freezer.thaw(timeout=60)  # never remove a frozen container, even if this test fails
+        await remove(container_id, project=project)
+
+    monkeypatch.setattr(backend, "remove_container", record_then_remove)
+    await sandbox.destroy()
+    assert frozen_at_removal == [False]
+
+
 async def test_export_import_round_trip(
     sandbox: DockerSandbox, backend: DockerBackend, task: Task
 ) -> None:
@@ -375,9 +397,19 @@ async def test_snapshot_and_release(
     sandbox: DockerSandbox, backend: DockerBackend, docker_client: Any
 ) -> None:
     await sandbox.write_file("/app/state.txt", "snapshotted")
+    since = int(time.time()) - 1
     await sandbox.freeze()
     spec = await sandbox.snapshot()
     await sandbox.thaw()
+    until = int(time.time()) + 1
+    filters = {"container": sandbox.id, "event": ["commit", "pause"]}
+
+    def events() -> list[str]:
+        found = docker_client.events(since=since, until=until, filters=filters, decode=True)
+        return [event["Action"] for event in found]
+
+    # Frozen by the host: committed without Docker's pause (a second freeze to wait for).
+    assert await anyio.to_thread.run_sync(events) == ["commit"]
     image = docker_client.images.get(spec.image)
     assert image.labels["lhtb.run"] == RUN_ID
     assert image.labels["lhtb.task"] == "test-docker"

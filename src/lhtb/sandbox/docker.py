@@ -98,7 +98,8 @@ class DockerSettings:
     max_snapshot_bytes: int = 20 * 1024**3
     """Largest filesystem change (apparent size) a ``snapshot`` verifier pass commits."""
     snapshot_timeout_sec: float = 600.0
-    """How long committing a snapshot may take (on a busy host, much longer than other calls)."""
+    """How long committing or removing a snapshot may take (on a busy host, much longer
+    than other Engine calls)."""
     exec_channel: bool = True
     """Run agent-phase commands through a persistent in-sandbox helper (a few ms each
     instead of a ``docker exec``); images without ``python3`` fall back automatically.
@@ -267,7 +268,12 @@ class DockerBackend(SandboxBackend):
         try:
             image = self.client.images.get(reference)
             if image.labels.get(LABEL_KIND) == "snapshot":
-                self.client.images.remove(image.id, force=True)
+                # Deleting a layer can wait minutes for a busy daemon: the commit's timeout,
+                # not the client's (a pass graded in full must not end on its cleanup).
+                api = self.client.api
+                url = api._url("/images/{0}", image.id)
+                timeout = self.settings.snapshot_timeout_sec
+                api._result(api._delete(url, params={"force": True}, timeout=timeout), True)
         except docker.errors.ImageNotFound:
             return
 
