@@ -23,12 +23,14 @@ HARBOR_REWARDS = {
     "entrypoint-service": 1.0,
     "compose-base-merge": 1.0,
     "compose-file-is-data": 1.0,
+    "compose-logs-mount": 1.0,
     "compose-prebuilt-main": 1.0,
     "python-slim-base": 1.0,
     "task-package-keys": 1.0,
     "network-mode": 1.0,
 }
-"""The reward Harbor gives each fixture with its oracle solution."""
+"""The reward Harbor gives each fixture with its oracle solution (compose-logs-mount:
+Harbor 0.5's, whose variables the task is written for; see its task.toml)."""
 LOCAL_REWARDS = {"compose-file-is-data": 1.0, "task-package-keys": 1.0, "network-mode": 1.0}
 """Fixtures the local backend runs; it refuses compose environments (Docker only) rather
 than score them wrongly, and ignores ENTRYPOINT (see docs/backends.md)."""

@@ -92,9 +92,14 @@ _REMOVE = f"rm -rf {TESTS_DIR} {LOGS_DIR} {SCRATCH_DIR}"
 _LIVE_RESET = (
     f"rm -rf {TESTS_DIR} {LOGS_DIR} {SCRATCH_DIR}; "
     "if [ -L /logs ] || { [ -e /logs ] && [ ! -d /logs ]; }; then rm -f /logs; fi; "
-    f"mkdir -p /logs && mkdir -m 700 {LOGS_DIR} {SCRATCH_DIR} && "
-    f'chown "$1" {LOGS_DIR} {SCRATCH_DIR}'
+    f"mkdir -p /logs && {{ mkdir -m 700 {LOGS_DIR} 2>/dev/null || "
+    f"{{ [ -d {LOGS_DIR} ] && [ ! -L {LOGS_DIR} ]; }}; }} && mkdir -m 700 {SCRATCH_DIR} && "
+    f'chown "$1" {LOGS_DIR} {SCRATCH_DIR} && chmod 700 {LOGS_DIR} && '
+    f"find {LOGS_DIR} -mindepth 1 -delete"
 )
+"""A live pass: fresh owner-only logs and scratch. ``/logs/verifier`` may be a mount point
+(Harbor compose files bind-mount it): ``rm -rf`` empties it and cannot remove it, so it is
+kept, made owner-only and emptied again after that (nothing written before counts)."""
 _LIVE_RESET_KEEPING_TESTS = _LIVE_RESET.replace(f"rm -rf {TESTS_DIR} ", "rm -rf ", 1)
 """A live pass in a verifier image built from ``tests/Dockerfile``: its ``/tests`` stays."""
 _LIVE_LOCK = f'chown -R "$1" {TESTS_DIR} && chmod 700 {TESTS_DIR}'
