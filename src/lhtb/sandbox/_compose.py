@@ -319,10 +319,14 @@ async def _up(
                 directory=context,
                 where=where,
             )
+        said = _first_error_line(up_output) if up_output.strip() else ""
         raise SetupError(
-            f"service {MAIN_SERVICE!r} is not running after `up`",
+            f"service {MAIN_SERVICE!r} is not running after `up`"
+            + (f"; compose said: {said}" if said else ""),
             where=where,
-            fix="Its command must keep running (Harbor's is `sh -c 'sleep infinity'`)",
+            fix="Its command must keep running (Harbor's is `sh -c 'sleep infinity'`), and "
+            "every service must build and start",
+            detail=up_output[-1500:],
         )
     return listed.strip()
 
