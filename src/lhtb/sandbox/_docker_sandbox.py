@@ -35,7 +35,7 @@ from lhtb.sandbox._docker_images import (
     sanitise_name,
 )
 from lhtb.sandbox._docker_terminal import start_terminal
-from lhtb.sandbox._host_export import export_from_host
+from lhtb.sandbox._host_export import export_on_host
 from lhtb.sandbox._host_freeze import (
     CgroupFreezer,
     HostFreezeError,
@@ -491,16 +491,12 @@ class DockerSandbox(ManagedSandbox):
             relative = [p.lstrip("/") or "." for p in absolute]
             check = functools.partial(check_export_size, init, relative, limits, where=self._where)
             await anyio.to_thread.run_sync(check)
-            if self.compose_project is None:
-                host = functools.partial(
-                    export_from_host, init, absolute, exclude=tuple(exclude), limits=limits
+            if self.compose_project is None:  # the Engine would be most of a capture's pause
+                found = await export_on_host(
+                    init, absolute, exclude=tuple(exclude), limits=limits, where=self._where
                 )
-                try:  # the Engine's archive call would be most of a capture's pause
-                    return await anyio.to_thread.run_sync(host)
-                except FileNotFoundError:
-                    raise
-                except OSError as error:
-                    log.debug("sandbox_host_export_skipped", where=self._where, error=str(error))
+                if found is not None:
+                    return found
         return await self._call(self._export_sync, absolute, tuple(exclude))
 
     def _export_sync(self, paths: list[str], exclude: tuple[str, ...]) -> bytes:

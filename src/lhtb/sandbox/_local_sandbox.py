@@ -2,16 +2,18 @@
 
 Every operation goes through the sandbox's init (see :mod:`lhtb.sandbox._local_init`):
 commands are forked by it, so they share its namespaces and root. File reads,
-writes, exports and imports are commands too (``cat``, ``tar``) so that paths
-resolve inside the sandbox, never through host symlinks. Commands started while
-the sandbox is frozen go to a separate, unfrozen cgroup: ``shared`` verification
-runs the tests inside the frozen sandbox.
+writes and imports are commands too (``cat``, ``tar``) so that paths resolve
+inside the sandbox, never through host symlinks; exports are read by the host
+through the init's root without following links (``tar`` inside is the
+fallback). Commands started while the sandbox is frozen go to a separate,
+unfrozen cgroup: ``shared`` verification runs the tests inside the frozen sandbox.
 """
 
 from __future__ import annotations
 
 import functools
 import io
+import os
 import posixpath
 import threading
 from collections.abc import Mapping, Sequence
@@ -23,6 +25,7 @@ import anyio.to_thread
 from lhtb._log import get_logger
 from lhtb.errors import ArchiveError, ExecError, SandboxError, SandboxUnavailableError
 from lhtb.sandbox import _scripts
+from lhtb.sandbox._host_export import Owners, export_on_host
 from lhtb.sandbox._local_cgroups import Freezer
 from lhtb.sandbox._local_exec import InitError, RawExec, request, run_exec
 from lhtb.sandbox._local_process import stop_sandbox_sync
@@ -300,17 +303,31 @@ class LocalSandbox(ManagedSandbox):
         self.frozen = False
 
     async def export(self, paths: Sequence[str], *, exclude: Sequence[str] = ()) -> bytes:
-        """A tar of ``paths`` (names relative to ``/``), made by ``tar`` inside the sandbox.
+        """A tar of ``paths`` (names relative to ``/``), read by the host through the
+        init's root (:mod:`~lhtb.sandbox._host_export`; a capture's pause has no time
+        for a command), else made by ``tar`` inside the sandbox.
 
         Raises:
             FileNotFoundError: a path does not exist.
             ArchiveError: the export exceeds the archive caps.
         """
-        relative = [_absolute(p).lstrip("/") or "." for p in paths]
+        absolute = [_absolute(p) for p in paths]
+        relative = [p.lstrip("/") or "." for p in absolute]
         limits = self._backend.settings.archive_limits
         await anyio.to_thread.run_sync(
             functools.partial(check_export_size, self.init_pid, relative, limits, where=self._where)
         )
+        root = (os.getuid(), os.getgid()) if self._backend.rootless else None
+        found = await export_on_host(
+            self.init_pid,
+            absolute,
+            exclude=tuple(exclude),
+            limits=limits,
+            where=self._where,
+            owners=Owners(root),
+        )
+        if found is not None:
+            return found
         result = await self.exec(
             ["sh", "-c", _EXPORT_SCRIPT, "sh", *relative],
             timeout=self._backend.settings.control_timeout_sec * 10,
