@@ -56,7 +56,7 @@ from lhtb.errors import (
     SandboxError,
 )
 from lhtb.sandbox.archive import pack_directory, pack_file, relocate
-from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
+from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec, SnapshotMaker
 from lhtb.sandbox.host_files import extract_to_host, write_host_file
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.scoring import Scorecard, check_declared, read_scorecard
@@ -124,12 +124,14 @@ class Capture:
     """A state taken from a frozen sandbox, to grade after it thaws (see :meth:`Verifier.capture`).
 
     ``archives``: the artifact archives (``separate``); ``snapshot``: the whole
-    filesystem (``snapshot``, ``shared``), released once graded; ``refused``: why
-    neither could be taken (the grading then scores 0 with that reason).
+    filesystem (``snapshot``, ``shared``), made (``staged``) and released by the
+    grading; ``refused``: why neither could be taken (the grading then scores 0
+    with that reason).
     """
 
     archives: tuple[bytes, ...] | None = None
     snapshot: SandboxSpec | None = None
+    staged: SnapshotMaker | None = None
     refused: str | None = None
 
 
@@ -265,19 +267,18 @@ class Verifier:
         """Take what grading needs from ``sandbox``, which the caller has frozen.
 
         ``separate``: the declared artifacts, exported and confined as a pass
-        does; ``snapshot`` and ``shared``: a snapshot of the whole filesystem
-        (graded in a fresh sandbox, never in the agent's). A refused export or
-        snapshot is returned as such, not raised.
+        does; ``snapshot`` and ``shared``: a snapshot of the whole filesystem,
+        staged (:meth:`~lhtb.sandbox.base.ManagedSandbox.stage_snapshot`: only what
+        must happen frozen happens now) and made when graded, in a fresh sandbox,
+        never in the agent's. A refused export or snapshot is returned as such, not
+        raised.
 
         Raises:
             SandboxError: the sandbox failed (infrastructure).
         """
         if self.task.verifier.isolation is IsolationMode.SEPARATE:
             return await self._capture_artifacts(sandbox)
-        try:
-            return Capture(snapshot=await sandbox.snapshot())
-        except ArchiveError as exc:
-            return Capture(refused=f"snapshot refused: {exc}")
+        return await self._capture_snapshot(sandbox, staged=True)
 
     async def grade_capture(self, capture: Capture, number: int, *, name: str) -> VerifierPass:
         """Grade ``capture`` in a fresh verifier sandbox, recorded under ``verifier/<name>/``.
@@ -362,7 +363,8 @@ class Verifier:
             finally:
                 await sandbox.exec(_REMOVE, timeout=_SETUP_TIMEOUT_SEC, user="root", cwd="/")
         if mode is IsolationMode.SNAPSHOT:
-            return await self._grade(await self.capture(sandbox), log_dir)
+            # A pass holds the agent anyway: one commit, not a staged copy and a commit.
+            return await self._grade(await self._capture_snapshot(sandbox, staged=False), log_dir)
         return await self._verify_copy(
             sandbox, log_dir, network_of=sandbox.id if self.live else None
         )
@@ -382,6 +384,14 @@ class Verifier:
             self._keep(capture.archives)
         return await self._grade(capture, log_dir, network_of=network_of)
 
+    async def _capture_snapshot(self, sandbox: ManagedSandbox, *, staged: bool) -> Capture:
+        try:
+            if staged:
+                return Capture(staged=await sandbox.stage_snapshot())
+            return Capture(snapshot=await sandbox.snapshot())
+        except ArchiveError as exc:
+            return Capture(refused=f"snapshot refused: {exc}")
+
     async def _capture_artifacts(self, source: ArtifactSource) -> Capture:
         try:
             return Capture(archives=tuple(await self._export_artifacts(source)))
@@ -394,6 +404,8 @@ class Verifier:
         """Run the tests on a capture: its snapshot, or its artifacts in a pristine sandbox."""
         if capture.refused is not None:
             return _refused(capture.refused)
+        if capture.staged is not None:
+            capture = Capture(snapshot=await capture.staged())
         if capture.snapshot is not None:
             try:
                 return await self._in_fresh_sandbox(capture.snapshot, log_dir, artifacts=None)

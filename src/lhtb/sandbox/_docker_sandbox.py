@@ -34,6 +34,7 @@ from lhtb.sandbox._docker_images import (
     SNAPSHOT_REPO,
     sanitise_name,
 )
+from lhtb.sandbox._docker_staged import ContainerLayer, StagedChanges, commit_container
 from lhtb.sandbox._docker_terminal import start_terminal
 from lhtb.sandbox._host_export import export_on_host
 from lhtb.sandbox._host_freeze import (
@@ -51,6 +52,7 @@ from lhtb.sandbox.base import (
     ManagedSandbox,
     Sandbox,
     SandboxSpec,
+    SnapshotMaker,
     Terminal,
     agent_exec_user,
 )
@@ -136,6 +138,8 @@ class DockerSandbox(ManagedSandbox):
         else a SIGSTOP sweep over this ``cgroup.procs``; False: only from inside."""
         self._host_frozen = False
         """The host holds every process of the container stopped (until the thaw)."""
+        self._layer: ContainerLayer | None = None
+        """Its image, configuration and upper directory, when the host sees them."""
 
     # -- plumbing --------------------------------------------------------------------------
 
@@ -420,6 +424,8 @@ class DockerSandbox(ManagedSandbox):
     async def _running_init(self) -> int:
         """The host pid of the container's init; raises when the container is not running."""
         info = await self._call(self._backend.client.api.inspect_container, self._id)
+        if self._layer is None:
+            self._layer = ContainerLayer.from_inspect(info)
         state = info.get("State", {})
         if not state.get("Running"):
             raise SandboxUnavailableError(
@@ -545,13 +551,34 @@ class DockerSandbox(ManagedSandbox):
                 raise SandboxError(f"cannot create {target}: {made.stderr_text}", where=self._where)
         await self._call(self._backend.client.api.put_archive, self._id, target, archive)
 
-    async def snapshot(self) -> SandboxSpec:
-        """Commit the container to a labelled image; :meth:`DockerBackend.release` removes it.
+    async def stage_snapshot(self) -> SnapshotMaker:
+        """Frozen by the host: copy the container's changes on the host now, commit them
+        after the thaw (:mod:`~lhtb.sandbox._docker_staged`); else :meth:`snapshot`.
 
-        Docker pauses the container for the commit unless the host already holds it
-        frozen: pausing it again would wait for the kernel once more, and give up
-        (``unable to freeze``) while a frozen thread finishes a system call.
+        Raises:
+            ArchiveError: the changes exceed ``DockerSettings.max_snapshot_bytes``.
         """
+        layer = self._layer if self._host_freeze and self.compose_project is None else None
+        if layer is None:
+            return await super().stage_snapshot()
+        take = functools.partial(
+            StagedChanges.take,
+            layer,
+            run_id=self.spec.run_id,
+            limit=self._backend.settings.max_snapshot_bytes,
+            where=self._where,
+        )
+        staged = await anyio.to_thread.run_sync(take)
+        repository, tag, labels = self._snapshot_names()
+
+        async def commit() -> SandboxSpec:
+            await staged.commit(self._backend, repository=repository, tag=tag, labels=labels)
+            return self._snapshot_spec(repository, tag)
+
+        return commit
+
+    def _snapshot_names(self) -> tuple[str, str, dict[str, str]]:
+        """A new snapshot image's repository, tag and labels."""
         spec = self.spec
         repository = f"{SNAPSHOT_REPO}/{sanitise_name(spec.task.name)}"
         tag = f"{sanitise_name(spec.run_id)[:60]}-{uuid.uuid4().hex[:8]}"
@@ -561,6 +588,26 @@ class DockerSandbox(ManagedSandbox):
             LABEL_TASK: spec.task.name,
             LABEL_KIND: "snapshot",
         }
+        return repository, tag, labels
+
+    def _snapshot_spec(self, repository: str, tag: str) -> SandboxSpec:
+        spec = self.spec
+        return SandboxSpec(
+            image=f"{repository}:{tag}",
+            task=spec.task,
+            run_id=spec.run_id,
+            role="snapshot",
+            network=spec.network,
+        )
+
+    async def snapshot(self) -> SandboxSpec:
+        """Commit the container to a labelled image; :meth:`DockerBackend.release` removes it.
+
+        Docker pauses the container for the commit unless the host already holds it
+        frozen: pausing it again would wait for the kernel once more, and give up
+        (``unable to freeze``) while a frozen thread finishes a system call.
+        """
+        repository, tag, labels = self._snapshot_names()
         limit = self._backend.settings.max_snapshot_bytes
         size = await self._call(_size_rw, self._backend.client.api, self._id)
         if size > limit:
@@ -573,7 +620,7 @@ class DockerSandbox(ManagedSandbox):
             )
         started = time.monotonic()
         await self._call(
-            _commit,
+            commit_container,
             self._backend.client.api,
             self._id,
             repository=repository,
@@ -583,13 +630,7 @@ class DockerSandbox(ManagedSandbox):
             timeout=self._backend.settings.snapshot_timeout_sec,
         )
         log.info("sandbox_snapshot", where=self._where, seconds=time.monotonic() - started)
-        return SandboxSpec(
-            image=f"{repository}:{tag}",
-            task=spec.task,
-            run_id=spec.run_id,
-            role="snapshot",
-            network=spec.network,
-        )
+        return self._snapshot_spec(repository, tag)
 
     async def destroy(self) -> None:
         """Remove the container (and its compose project), thawed first. Safe to call twice."""
@@ -727,23 +768,6 @@ def _size_rw(api: Any, container_id: str) -> int:
     url = api._url("/containers/{0}/json", container_id)
     info = api._result(api._get(url, params={"size": 1}), True)
     return int(info.get("SizeRw") or 0)
-
-
-def _commit(
-    api: Any,
-    container_id: str,
-    *,
-    repository: str,
-    tag: str,
-    labels: dict[str, str],
-    pause: bool,
-    timeout: float,
-) -> None:
-    """``docker commit``, waiting up to ``timeout`` for the answer (the client's timeout
-    is for quick calls; the daemon goes on committing after the client gives up)."""
-    params = {"container": container_id, "repo": repository, "tag": tag, "pause": pause}
-    url = api._url("/commit")
-    api._result(api._post_json(url, data={"Labels": labels}, params=params, timeout=timeout))
 
 
 def _drain(chunks: Any) -> None:

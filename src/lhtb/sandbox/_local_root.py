@@ -230,20 +230,22 @@ class ImageMeta:
         return cls(**data)
 
 
-def copy_tree(source: Path, target: Path) -> None:
-    """Copy a layer with ``cp -a`` (keeps owners, modes, xattrs, whiteout devices, links).
+def copy_tree(source: Path, target: Path, *, into: bool = False) -> None:
+    """Copy a layer with ``cp -a`` (keeps owners, modes, xattrs, whiteout devices, links);
+    ``into``: what ``source`` holds, into the existing directory ``target``.
 
     Raises:
         SandboxError: the copy failed.
     """
+    origin = f"{source}/." if into else str(source)
     result = subprocess.run(
-        ["cp", "-a", "--", str(source), str(target)], capture_output=True, check=False
+        ["cp", "-a", "--", origin, str(target)], capture_output=True, check=False
     )
     if result.returncode != 0:
         raise SandboxError(
             f"copying layer {source} failed: {result.stderr.decode(errors='replace').strip()}",
             where=str(target),
-            fix="Check free disk space under the local backend's state root",
+            fix=f"Check the free disk space where {target} is",
         )
 
 

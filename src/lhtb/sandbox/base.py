@@ -16,7 +16,7 @@ entry point group.
 from __future__ import annotations
 
 import abc
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 import attrs
@@ -31,6 +31,7 @@ __all__ = [
     "Sandbox",
     "SandboxBackend",
     "SandboxSpec",
+    "SnapshotMaker",
     "Terminal",
     "agent_exec_user",
 ]
@@ -257,6 +258,22 @@ class ManagedSandbox(abc.ABC):
     async def snapshot(self) -> SandboxSpec:
         """Capture the whole filesystem; the result starts an identical sandbox."""
 
+    async def stage_snapshot(self) -> SnapshotMaker:
+        """Take the whole filesystem as :meth:`snapshot` would, in a capture's pause
+        (after :meth:`freeze_for_capture`); what is returned makes the snapshot later,
+        once the sandbox is thawed. A backend does now only what must happen frozen;
+        the default snapshots now.
+
+        Raises:
+            ArchiveError: the filesystem changes exceed the backend's snapshot cap.
+        """
+        spec = await self.snapshot()
+
+        async def made() -> SandboxSpec:
+            return spec
+
+        return made
+
     @abc.abstractmethod
     async def destroy(self) -> None:
         """Remove the sandbox and everything it owns. Safe to call twice."""
@@ -284,6 +301,12 @@ class SandboxSpec:
     def network_enabled(self) -> bool:
         """Whether the sandbox gets a network: the override, else the task's setting."""
         return self.task.environment.allow_internet if self.network is None else self.network
+
+
+SnapshotMaker = Callable[[], Awaitable["SandboxSpec"]]
+"""Makes a snapshot staged by :meth:`ManagedSandbox.stage_snapshot` (call it once):
+its spec is released with :meth:`SandboxBackend.release`. Raises
+:class:`~lhtb.errors.SandboxError` when the backend fails."""
 
 
 class SandboxBackend(abc.ABC):

@@ -18,7 +18,8 @@ builds a tiny task (``FROM debian:bookworm-slim``, a user ``agent``, workdir
 and covers: exec semantics, exit codes, stdin, env, cwd, users, timeouts
 (process group killed), big and binary output with truncation flags, files,
 freeze (a counter really stops; exec still works while frozen), export/import
-round trip and excludes, the tar-safety rules, snapshot, network isolation, the
+round trip and excludes, the tar-safety rules, snapshot (also staged in a
+capture's pause), network isolation, the
 task's tests directory never reaching the sandbox, and cleanup by run id.
 """
 
@@ -59,6 +60,7 @@ __all__ = [
     "test_large_output_and_truncation",
     "test_no_network_without_internet",
     "test_snapshot_starts_identical_sandbox",
+    "test_staged_snapshot_holds_the_state_at_the_freeze",
     "test_stdin",
     "test_tests_directory_stays_out",
     "test_timeout_kills_process_group",
@@ -442,6 +444,39 @@ async def test_snapshot_starts_identical_sandbox(
             await conformance_backend.release(spec)
             await conformance_backend.release(spec)
     assert await conformance_sandbox.read_file("/app/state.txt") == b"after snapshot"
+
+
+@pytest.mark.anyio
+async def test_staged_snapshot_holds_the_state_at_the_freeze(
+    conformance_backend: SandboxBackend, conformance_sandbox: ManagedSandbox
+) -> None:
+    """A snapshot staged in a capture's pause and made after the thaw holds the state
+    at the freeze: written, owned, deleted and replaced files, none of the later changes."""
+    await _text(
+        conformance_sandbox,
+        "echo frozen > /app/state.txt && chown agent: /app/state.txt "
+        "&& rm -f /etc/debian_version && rm -rf /etc/apt && mkdir /etc/apt && echo new > "
+        "/etc/apt/only.txt",
+    )
+    await conformance_sandbox.freeze_for_capture()
+    try:
+        make = await conformance_sandbox.stage_snapshot()
+    finally:
+        await conformance_sandbox.thaw()
+    await _text(conformance_sandbox, "echo later > /app/state.txt && echo later > /app/later.txt")
+    spec = await make()
+    copy = await conformance_backend.start(spec)
+    try:
+        assert await copy.read_file("/app/state.txt") == b"frozen\n"
+        assert await _text(copy, "stat -c %U /app/state.txt") == "agent"
+        assert await _text(
+            copy, "ls -A /etc/apt; ls /etc/debian_version /app/later.txt 2>/dev/null; true"
+        ) == ("only.txt")
+    finally:
+        with anyio.CancelScope(shield=True):
+            await copy.destroy()
+            await conformance_backend.release(spec)
+    assert await conformance_sandbox.read_file("/app/state.txt") == b"later\n"
 
 
 @pytest.mark.anyio

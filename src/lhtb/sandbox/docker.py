@@ -54,6 +54,7 @@ from lhtb.sandbox._docker_images import (
     sanitise_name,
 )
 from lhtb.sandbox._docker_sandbox import DockerAgentSandbox, DockerSandbox, translate_errors
+from lhtb.sandbox._docker_staged import remove_staged
 from lhtb.sandbox._healthcheck import wait_healthy
 from lhtb.sandbox._host_freeze import thaw_before_removal
 from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
@@ -441,6 +442,7 @@ class DockerBackend(SandboxBackend):
         for image in images:
             await self._call(where, self._remove_image, image.id)
             removed += 1
+        removed += await anyio.to_thread.run_sync(remove_staged, run_id)
         log.info("cleanup_finished", run_id=run_id, removed=removed)
         return removed
 
