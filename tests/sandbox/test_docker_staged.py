@@ -31,11 +31,11 @@ async def test_the_pause_copies_on_the_host_and_the_commit_comes_after_the_thaw(
     await sandbox.write_file("/app/state.txt", "frozen")
     calls: list[str] = []
     api = backend.client.api
-    for name in ("_get", "_post", "_post_json", "_put", "_delete"):  # every Engine request
+    for name in ("_get", "_post", "_put", "_delete"):  # every Engine request
         real = getattr(api, name)
 
         def spy(url: str, *args: Any, _real: Any = real, **kwargs: Any) -> Any:
-            calls.append(url.split("?")[0].rsplit("/", 1)[-1])
+            calls.append(url.split("?", maxsplit=1)[0].rsplit("/", 1)[-1])
             return _real(url, *args, **kwargs)
 
         monkeypatch.setattr(api, name, spy)
