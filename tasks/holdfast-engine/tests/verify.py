@@ -32,9 +32,9 @@ LATE_WALL_SEC = 60.0  # so does one not answered within this wall time
 # opponent -> (weight, games, share of points earning nothing, share earning full credit)
 MATCHES = {
     "vs_random": (1, 3, 1 / 3, 2 / 3),
-    "vs_greedy": (3, 3, 1 / 3, 2 / 3),
-    "vs_positional": (6, 5, 0.2, 0.5),
-    "vs_search": (10, 5, 0.2, 0.4),
+    "vs_greedy": (2, 3, 1 / 3, 2 / 3),
+    "vs_positional": (8, 5, 0.2, 0.5),
+    "vs_search": (16, 5, 0.2, 0.4),
 }
 SAMPLES = APP / "positions" / "samples.txt"
 
