@@ -33,7 +33,7 @@ LATE_WALL_SEC = 60.0  # so does one not answered within this wall time
 MATCHES = {
     "vs_random": (1, 3, 1 / 3, 2 / 3),
     "vs_greedy": (2, 3, 1 / 3, 2 / 3),
-    "vs_positional": (8, 5, 0.2, 0.5),
+    "vs_positional": (8, 8, 0.25, 0.5),
     "vs_search": (16, 5, 0.2, 0.4),
 }
 SAMPLES = APP / "positions" / "samples.txt"
