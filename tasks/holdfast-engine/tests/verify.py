@@ -34,7 +34,7 @@ MATCHES = {
     "vs_random": (1, 3, 1 / 3, 2 / 3),
     "vs_greedy": (2, 3, 1 / 3, 2 / 3),
     "vs_positional": (8, 8, 0.25, 0.5),
-    "vs_search": (16, 5, 0.2, 0.4),
+    "vs_search": (16, 8, 0.25, 0.5),
 }
 SAMPLES = APP / "positions" / "samples.txt"
 
