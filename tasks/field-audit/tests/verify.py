@@ -85,7 +85,7 @@ def main():
     card.check("samples_match", all(case_checks(got.get(n), want)["all"] for n, (_, want) in samples.items()),
                weight=1, visibility="public")
     hidden = gen.hidden_cases(seed)
-    got = run_tool(hidden, timeout=480)
+    got = run_tool(hidden, timeout=660)
     results = {name: case_checks(got.get(name), want) for name, (_, want, _lvl) in hidden.items()}
     for subtask, weight in HIDDEN.items():
         right = sum(r[subtask] for r in results.values())

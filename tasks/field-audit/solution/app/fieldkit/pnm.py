@@ -1,5 +1,6 @@
 """Netpbm greyscale reader (and a writer, for debugging dumps)."""
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -54,8 +55,10 @@ def read_pgm(path):
             raise PnmError(f"{path}: raster shorter than {w}x{h}")
         img = np.frombuffer(data, dtype=dtype, count=w * h, offset=pos).reshape(h, w)
     else:
-        vals, _ = _tokens(data, w * h, pos)
-        img = np.array([int(v) for v in vals]).reshape(h, w)
+        raster = re.sub(rb"#[^\r\n]*", b" ", data[pos:]).split()
+        if len(raster) < w * h:
+            raise PnmError(f"{path}: raster shorter than {w}x{h}")
+        img = np.array(raster[: w * h], dtype=np.int64).reshape(h, w)
     return img.astype(float) * (255.0 / maxval)
 
 
