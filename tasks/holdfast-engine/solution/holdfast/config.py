@@ -10,7 +10,8 @@ ENDGAME_EMPTIES = 10
 NODES_PER_SECOND = 1500
 #: Exact-solver nodes per second of budget.
 SOLVER_NODES_PER_SECOND = 2500
-#: A search is stopped by the clock at this multiple of its budget.
+#: A search is stopped by the process's CPU clock (the referee's forfeit clock; wall time varies
+#: with the machine's load, CPU time does not) at this multiple of its budget.
 SAFETY_FACTOR = 2.5
 #: Fraction of the per-move budget the engine plans to use.
 TIME_FRACTION = 0.6

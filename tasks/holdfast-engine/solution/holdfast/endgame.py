@@ -22,7 +22,7 @@ class Solver:
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise OutOfTime
-        if self.nodes & 1023 == 0 and time.monotonic() > self.deadline:
+        if self.nodes & 1023 == 0 and time.process_time() > self.deadline:
             raise OutOfTime
         moves = legal_moves(board, side)
         if not moves:
@@ -43,7 +43,7 @@ class Solver:
 
 def solve_move(board: list[str], side: str, budget_s: float) -> tuple[int, int] | None:
     """(best move, exact margin), or None when the solve does not finish in time."""
-    solver = Solver(time.monotonic() + budget_s * SAFETY_FACTOR, budget_s * SOLVER_NODES_PER_SECOND)
+    solver = Solver(time.process_time() + budget_s * SAFETY_FACTOR, budget_s * SOLVER_NODES_PER_SECOND)
     best_move, best = None, -1000
     alpha = -1000
     try:

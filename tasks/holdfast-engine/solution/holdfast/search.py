@@ -28,7 +28,7 @@ class Searcher:
         self.nodes += 1
         if self.nodes > self.node_limit:
             raise OutOfTime
-        if self.nodes & 63 == 0 and time.monotonic() > self.deadline:
+        if self.nodes & 63 == 0 and time.process_time() > self.deadline:
             raise OutOfTime
 
     def negamax(self, board: list[str], side: str, depth: int, alpha: int, beta: int, passed: bool = False) -> int:
@@ -79,13 +79,14 @@ def best_move(board: list[str], side: str, budget_s: float, min_depth: int = 1) 
     """The best move found within about ``budget_s`` seconds and the depth reached.
 
     The budget is turned into a node budget (``config.NODES_PER_SECOND``);
-    the clock only stops a search that runs far over it.
+    the CPU clock only stops a search that runs far over it (so games replay alike
+    however loaded the machine is).
     """
     moves = legal_moves(board, side)
     if len(moves) == 1:
         return moves[0], 0
     nodes_left = budget_s * NODES_PER_SECOND
-    deadline = time.monotonic() + budget_s * SAFETY_FACTOR
+    deadline = time.process_time() + budget_s * SAFETY_FACTOR
     choice = ordered(moves)[0]
     reached = 0
     empties = board.count(EMPTY)
