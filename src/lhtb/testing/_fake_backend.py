@@ -292,7 +292,8 @@ class FakeSandbox(ManagedSandbox):
     def _run_file_commands(self, text: str) -> None:
         """Apply the ``rm -rf`` and ``mkdir`` steps of a shell command line."""
         for step in re.split(r";|&&|\|\|", text):
-            words = step.split()
+            # braces group steps; a redirection is not an operand
+            words = [w for w in step.split() if w not in ("{", "}") and not _is_redirection(w)]
             if words[:2] == ["rm", "-rf"]:
                 for root in map(_norm, words[2:]):
                     self.dirs = {d for d in self.dirs if not _under(d, root)}
@@ -444,6 +445,10 @@ def _under(path: str, root: str) -> bool:
 
 def _bytes(data: bytes | str) -> bytes:
     return data.encode() if isinstance(data, str) else data
+
+
+def _is_redirection(word: str) -> bool:
+    return re.match(r"^[0-9]*[<>]", word) is not None
 
 
 def _operands(arguments: list[str]) -> list[str]:
