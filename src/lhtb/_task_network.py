@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import enum
 
-from lhtb._toml_lines import dotted, line_of
 from lhtb._toml_reader import Section
-from lhtb.errors import UnsupportedFeatureError
 
 __all__ = ["NETWORK_KEYS", "check_phase_network", "check_verifier_collect", "network_access"]
 
@@ -37,7 +35,7 @@ def network_access(section: Section) -> bool | None:
     hosts = section.string_list("allowed_hosts", None)
     if mode is _NetworkMode.ALLOWLIST or hosts:
         key = "allowed_hosts" if hosts and mode is not _NetworkMode.ALLOWLIST else "network_mode"
-        _unsupported(section, key, "a network allowlist")
+        section.unsupported(key, "a network allowlist", _FIX)
     return None if mode is None else mode is _NetworkMode.PUBLIC
 
 
@@ -49,7 +47,7 @@ def check_phase_network(section: Section, allow_internet: bool) -> None:
     """
     access = network_access(section)
     if access is not None and access != allow_internet:
-        _unsupported(section, "network_mode", "a network policy for one phase only")
+        section.unsupported("network_mode", "a network policy for one phase only", _FIX)
 
 
 def check_verifier_collect(section: Section) -> None:
@@ -59,14 +57,4 @@ def check_verifier_collect(section: Section) -> None:
         UnsupportedFeatureError: the task has collect commands.
     """
     if section.data.get("collect"):
-        _unsupported(section, "collect", "running verifier collect commands")
-
-
-def _unsupported(section: Section, key: str, what: str) -> None:
-    raise UnsupportedFeatureError(
-        f"{what} ({dotted(section.key(key))}) is not supported",
-        path=section.reader.file,
-        line=line_of(section.reader.lines, section.key(key)),
-        key=dotted(section.key(key)),
-        fix=_FIX,
-    )
+        section.unsupported("collect", "running verifier collect commands", _FIX)

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import re
 
-from lhtb._toml_lines import dotted, line_of
+from lhtb._toml_lines import dotted
 from lhtb._toml_reader import Section, describe
-from lhtb.errors import UnsupportedFeatureError
 from lhtb.task import AgentConfig, IsolationMode, Step, VerifierConfig
 
 __all__ = ["STEP_KEYS", "check_step_task", "parse_steps"]
@@ -36,7 +35,7 @@ def parse_steps(root: Section) -> tuple[Step, ...]:
     for entry in root.tables("steps", STEP_KEYS):
         for key in ("healthcheck", "artifacts"):
             if entry.data.get(key):
-                _unsupported(entry, key, f"per-step `{key}`")
+                entry.unsupported(key, f"per-step `{key}`", _FIX)
         name = entry.string("name", None, required=True)
         if name is not None and (not _NAME.match(name) or name in seen):
             what = "is declared twice" if name in seen else "is not a directory name"
@@ -49,9 +48,9 @@ def parse_steps(root: Section) -> tuple[Step, ...]:
         verifier = entry.table("verifier", STEP_VERIFIER_KEYS)
         if verifier is not None:
             if verifier.has("environment"):
-                _unsupported(verifier, "environment", "a per-step verifier environment")
+                verifier.unsupported("environment", "a per-step verifier environment", _FIX)
             if verifier.data.get("environment_mode", "shared") != "shared":
-                _unsupported(verifier, "environment_mode", "a separate per-step verifier")
+                verifier.unsupported("environment_mode", "a separate per-step verifier", _FIX)
         steps.append(
             Step(
                 name=name,
@@ -80,20 +79,20 @@ def check_step_task(
     for index, step in enumerate(steps):
         if step.agent_user is not None and step.agent_user != agent.user:
             where = root.reader.section({}, ("steps", index, "agent"), ())
-            _unsupported(where, "user", "a step agent user other than the task's")
+            where.unsupported("user", "a step agent user other than the task's", _FIX)
     if agent.continue_until_timeout:
-        _unsupported(root, "steps", "multi-step tasks that continue until timeout")
+        root.unsupported("steps", "multi-step tasks that continue until timeout", _FIX)
     if verifier.isolation is not IsolationMode.SHARED:
-        _unsupported(root, "steps", f'multi-step tasks with isolation "{verifier.isolation}"')
+        root.unsupported("steps", f'multi-step tasks with isolation "{verifier.isolation}"', _FIX)
     if verifier.checkpoint_interval_sec is not None:
-        _unsupported(root, "steps", "checkpoint grading of multi-step tasks")
+        root.unsupported("steps", "checkpoint grading of multi-step tasks", _FIX)
 
 
 def _min_reward(entry: Section) -> float | None:
     value = entry.data.get("min_reward")
     if isinstance(value, dict):
         if set(value) != {"reward"}:
-            _unsupported(entry, "min_reward", "`min_reward` on reward keys other than `reward`")
+            entry.unsupported("min_reward", "`min_reward` on reward keys other than `reward`", _FIX)
         sub = entry.table("min_reward", {"reward"})
         return sub.number("reward", None, inclusive=True, minimum=0.0) if sub else None
     if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)):
@@ -101,13 +100,3 @@ def _min_reward(entry: Section) -> float | None:
         entry.fail("min_reward", f"`{name}` must be a number, got {describe(value)}")
         return None
     return entry.number("min_reward", None, inclusive=True, minimum=0.0)
-
-
-def _unsupported(section: Section, key: str, what: str) -> None:
-    raise UnsupportedFeatureError(
-        f"{what} ({dotted(section.key(key))}) is not supported",
-        path=section.reader.file,
-        line=line_of(section.reader.lines, section.key(key)),
-        key=dotted(section.key(key)),
-        fix=_FIX,
-    )

@@ -15,10 +15,10 @@ import math
 import re
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NoReturn, TypeVar
 
 from lhtb._toml_lines import KeyPath, dotted, line_of
-from lhtb.errors import TaskFormatError
+from lhtb.errors import TaskFormatError, UnsupportedFeatureError
 from lhtb.task import _TEMPLATE
 
 __all__ = ["Reader", "Section", "closest", "describe"]
@@ -123,6 +123,20 @@ class Section:
     def fail(self, key: str, what: str, fix: str | None = None) -> None:
         """Record a problem with ``key`` of this section."""
         self.reader.fail(what, self.key(key), fix)
+
+    def unsupported(self, key: str, what: str, fix: str) -> NoReturn:
+        """Raise that ``key`` of this section asks for ``what``, which lhtb does not run.
+
+        Raises:
+            UnsupportedFeatureError: always (the task is skipped, not broken).
+        """
+        raise UnsupportedFeatureError(
+            f"{what} ({dotted(self.key(key))}) is not supported",
+            path=self.reader.file,
+            line=line_of(self.reader.lines, self.key(key)),
+            key=dotted(self.key(key)),
+            fix=fix,
+        )
 
     def has(self, key: str) -> bool:
         """Whether the file sets ``key`` in this section."""
