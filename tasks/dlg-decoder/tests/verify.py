@@ -80,18 +80,21 @@ def main():
     workdir = Path(input_dir())
     public = {name: compare(convert(data, workdir, name), csv)[0]
               for name, (data, csv) in gen.public_samples().items()}
-    card.check("v1_sample", public["v1_basic"], weight=1, visibility="public")
+    card.check("v1_sample", public["v1_basic"], weight=0.5, visibility="public")
     card.check("v2_samples", public["v2_delta"] and public["v2_packed"], weight=1, visibility="public")
-    fractions = []
+    fractions, v1_exact = [], 0.0
     for name, files in gen.hidden_files(seed).items():
         results = [compare(convert(data, workdir, f"{name}{i}"), csv) for i, (data, csv) in enumerate(files)]
+        exact = sum(ok for ok, _ in results)
+        if name not in WEIGHTS:  # v1 files: the starter decodes them; a regression gate only
+            v1_exact = exact / len(results)
+            continue
         fractions.extend(fraction for _, fraction in results)
-        if name in WEIGHTS:
-            exact = sum(ok for ok, _ in results)
-            card.add(name, exact / len(results), weight=WEIGHTS[name],
-                     message=f"seed {seed}: {exact}/{len(results)} files exact")
-    card.add("row_accuracy", sum(fractions) / len(fractions), weight=3,
-             message=f"seed {seed}: mean fraction of correct rows per hidden file")
+        card.add(name, exact / len(results), weight=WEIGHTS[name],
+                 message=f"seed {seed}: {exact}/{len(results)} files exact")
+    card.add("row_accuracy", sum(fractions) / len(fractions) * v1_exact, weight=3,
+             message=f"seed {seed}: mean fraction of correct rows per hidden v2/variant file, "
+                     f"x the fraction of hidden v1 files still exact ({v1_exact:.2f})")
     card.write("/logs/verifier/scorecard.json")
 
 

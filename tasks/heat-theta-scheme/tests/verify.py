@@ -96,7 +96,7 @@ def main():
     got = run_solver(gen.PUBLIC_CASE, workdir, "public")
     ref = gen.reference(gen.PUBLIC_CASE)
     card.check("public_case_runs", bool(got) and all(k in got for k in KEYS),
-               weight=1, visibility="public")
+               weight=0.5, visibility="public")
     matches = (bool(got) and got.get("steps") == ref["steps"]
                and field_score(got, ref) == 1.0 and l2_score(got, ref) == 1.0
                and order_score(got, ref) == 1.0)

@@ -116,7 +116,7 @@ def main():
     sample_log.write_text(gen.to_jsonl(sample))
     sample_queries = [(q["where"], q["group_by"], q["top"]) for q in gen.SAMPLE_QUERIES]
     fraction, _ = semantics(sample, sample_log, sample_queries)
-    card.check("sample_queries", fraction == 1.0, weight=1, visibility="public")
+    card.check("sample_queries", fraction == 1.0, weight=0.5, visibility="public")
     scratch = Path(scratch_dir())
     marker = scratch / "pwned"
     code, _, _, _ = run_logq(APP / "logq.py", sample_log,
