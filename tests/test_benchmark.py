@@ -319,9 +319,15 @@ async def test_sigterm_stops_cleanly_and_leaves_no_container(
 
 
 async def test_check_gates_oracle_and_nop(tmp_path: Path) -> None:
-    good = write_task(tmp_path / "tasks" / "good", "good")
-    always = "#!/bin/sh\necho 1 > /logs/verifier/reward.txt\n"
-    leaky = write_task(tmp_path / "tasks" / "leaky", "leaky", test_sh=always)
+    """The nop agent must score below 0.05: the tiny task's free public check (0.25) is
+    below its pass threshold and still fails the gate."""
+    answer_only = (
+        "#!/bin/sh\n"
+        'if [ "$(cat /app/answer.txt 2>/dev/null)" = "42" ]; then s=1; else s=0; fi\n'
+        'echo "$s" > /logs/verifier/reward.txt\n'
+    )
+    good = write_task(tmp_path / "tasks" / "good", "good", test_sh=answer_only)
+    leaky = write_task(tmp_path / "tasks" / "leaky", "leaky")
     checks = await check_tasks(
         [lhtb.load_task(good), lhtb.load_task(leaky)],
         output_dir=tmp_path / "check",
@@ -333,7 +339,7 @@ async def test_check_gates_oracle_and_nop(tmp_path: Path) -> None:
     assert not by_name["test/leaky"].ok
     assert by_name["test/leaky"].oracle_passed
     [problem] = by_name["test/leaky"].problems
-    assert problem.startswith("nop must get a reward below 0.95: solved, reward 1.000")
+    assert problem.startswith(f"nop must get a reward below 0.05: unsolved, reward {NOP_REWARD}")
     nop = by_name["test/good"].nop
     assert nop is not None
     assert not nop.config.continue_until_timeout
@@ -347,4 +353,4 @@ async def test_check_gates_oracle_and_nop(tmp_path: Path) -> None:
     )
     assert result.exit_code == 1, result.output
     assert "1/2 tasks pass every gate" in result.output
-    assert "FAIL test/leaky: nop must get a reward below 0.95" in result.output
+    assert "FAIL test/leaky: nop must get a reward below 0.05" in result.output

@@ -127,12 +127,18 @@ def test_lhtb_native_task_with_subtasks() -> None:
     assert task.instruction.startswith("# Log audit\n")
 
 
+def test_a_task_declares_a_stricter_weak_solution_gate(tmp_path: Path) -> None:
+    task = lhtb.load_task(make_task(tmp_path, "strict", "[verifier]\nweak_max_reward = 0.3\n"))
+    assert task.verifier.weak_max_reward == 0.3
+
+
 def test_defaults_when_keys_are_absent(tmp_path: Path) -> None:
     task = lhtb.load_task(make_task(tmp_path, "bare", 'schema_version = "1.1"\n'))
     assert task.agent.timeout_sec is None
     assert task.verifier.timeout_sec == 600.0
     assert task.verifier.pass_threshold == 0.95
     assert task.verifier.max_passes is None
+    assert task.verifier.weak_max_reward == 0.5
     assert task.verifier.isolation is IsolationMode.SHARED
     assert task.environment.memory_mb == 2048
     assert task.metadata == {}

@@ -1,7 +1,8 @@
 """The weak-solution gate of ``lhtb check`` on the in-memory backend: the public-checks-only
 ``weak_solution`` must pass every public subtask (the hidden ones are what must fail it);
-other shortcuts need not. (Re-grading needs a task directory, which the fake task has not:
-tests/test_grading_seed.py covers that part of the gate on Docker.)"""
+other shortcuts need not; each must score below its task's ``weak_max_reward``. (Re-grading
+needs a task directory, which the fake task has not: tests/test_grading_seed.py covers that
+part of the gate on Docker.) The nop gate of ``lhtb check`` is here too."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import attrs
 import pytest
 
 import lhtb
+from episode_fixtures import make
 from lhtb._weak_gate import WeakSolutionAgent, check_weak_solutions
+from lhtb.check import TaskCheck
 from lhtb.testing import FakeBackend, ScriptedPass, fake_task
 
 pytestmark = pytest.mark.anyio
@@ -79,3 +82,42 @@ async def test_the_weak_solution_agent_takes_its_directory_as_cli_text(tmp_path:
     )
     assert episode.error is None, episode.error
     assert backend.agent_sandbox.files["/app/public.txt"] == b"ok\n"
+
+
+@pytest.mark.parametrize(("declared", "fails"), [(None, False), (0.3, True)])
+async def test_a_weak_solution_must_stay_under_its_tasks_gate(
+    tmp_path: Path, declared: float | None, fails: bool
+) -> None:
+    """A shortcut scoring 0.31 passes the default gate (0.5) and fails a task declaring 0.3."""
+    task = fake_task(tmp_path / "task", isolation="separate", artifacts=["/app"])
+    if declared is not None:
+        task = attrs.evolve(task, verifier=attrs.evolve(task.verifier, weak_max_reward=declared))
+    write_weak(tmp_path / "task", "weak_solution_shortcut", "wrong")
+    checks = await check_weak_solutions(
+        [task],
+        output_dir=tmp_path / "weak",
+        backend=FakeBackend([0.31]),
+        concurrency=1,
+        progress="none",
+        stagger_sec=0,
+        spread_seeds=1,
+    )
+    [shortcut] = checks[task.name]
+    assert shortcut.reward == pytest.approx(0.31)
+    assert shortcut.max_reward == (declared or 0.5)
+    gate = "weak_solution_shortcut: scores 0.310 (must stay < 0.3)"
+    assert (gate in attrs.evolve(shortcut, error=None).problems) is fails
+
+
+@pytest.mark.parametrize(("reward", "passes"), [(0.049, True), (0.05, False), (0.068, False)])
+def test_the_nop_agent_must_score_below_0_05_whatever_the_threshold(
+    reward: float, passes: bool
+) -> None:
+    """The nop gate is 0.05, not the task's pass threshold (0.95 here)."""
+    check = TaskCheck(
+        task="t1", threshold=0.95, oracle=make("t1", "oracle", 1.0), nop=make("t1", "nop", reward)
+    )
+    assert check.nop_passed is passes
+    assert check.problems == (
+        () if passes else (f"nop must get a reward below 0.05: unsolved, reward {reward:.3f}",)
+    )

@@ -76,6 +76,7 @@ VERIFIER_KEYS = frozenset(
         "live",
         "checkpoint_interval_sec",
         "collect",
+        "weak_max_reward",
         *NETWORK_KEYS,
     }
 )
@@ -311,6 +312,7 @@ def _verifier(
         "user": section.user("user"),
         "pass_threshold": section.number("pass_threshold", None, maximum=1.0),
         "max_passes": section.integer("max_passes", None, minimum=1),
+        "weak_max_reward": section.number("weak_max_reward", None, maximum=1.0),
         "checkpoint_interval_sec": section.number(
             "checkpoint_interval_sec", None, unit=" of seconds"
         ),

@@ -4,9 +4,10 @@ A task ships weak solutions in ``tests/weak_solution/`` (passes the public
 checks only, which the gate checks) and ``tests/weak_solution_<label>/`` (other shortcuts, e.g. a
 blacklist or hard-coded answers). Each directory is copied over the root of the
 agent sandbox (``weak_solution/app/x.py`` -> ``/app/x.py``), the agent stops,
-and the verifier runs once. The gate wants a reward below
-:data:`WEAK_MAX_REWARD`, and a reproducible grade: the kept final state
-re-graded on the episode's seed gives exactly the same subtask scores (the
+and the verifier runs once. The gate wants a reward below the task's
+``[verifier] weak_max_reward`` (default :data:`WEAK_MAX_REWARD`), and a
+reproducible grade: the kept final state re-graded on the episode's seed gives
+exactly the same subtask scores (the
 task's ``live`` subtasks are taken from the record: see :mod:`lhtb.audit`). Its
 spread over :data:`SPREAD_SEEDS` seeds is reported.
 """
@@ -30,7 +31,7 @@ from lhtb.episode import Episode
 from lhtb.errors import LhtbError
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.scoring import Scorecard
-from lhtb.task import Task, Visibility
+from lhtb.task import DEFAULT_WEAK_MAX_REWARD, Task, Visibility
 
 __all__ = [
     "SPREAD_SEEDS",
@@ -41,8 +42,8 @@ __all__ = [
     "weak_solutions",
 ]
 
-WEAK_MAX_REWARD = 0.5
-"""A weak solution must score below this."""
+WEAK_MAX_REWARD = DEFAULT_WEAK_MAX_REWARD
+"""A weak solution must score below this unless its task declares ``weak_max_reward``."""
 SPREAD_SEEDS = 5
 """Seeds each weak solution is graded on (the episode's own and others)."""
 WEAK_BUDGET_SEC = 600.0
@@ -91,6 +92,8 @@ class WeakCheck:
     episode: Episode | None
     regraded: Regrade | None = None
     error: str | None = None
+    max_reward: float = WEAK_MAX_REWARD
+    """The task's gate: the reward must stay below it."""
 
     @property
     def reward(self) -> float | None:
@@ -135,8 +138,8 @@ class WeakCheck:
         problems = []
         if self.reward is None:
             problems.append(where + "no reward")
-        elif self.reward >= WEAK_MAX_REWARD:
-            problems.append(where + f"scores {self.reward:.3f} (must stay < {WEAK_MAX_REWARD:g})")
+        elif self.reward >= self.max_reward:
+            problems.append(where + f"scores {self.reward:.3f} (must stay < {self.max_reward:g})")
         if self.name == WEAK_PREFIX and self.failing_public:
             problems.append(where + f"must pass every public check, fails {self.failing_public}")
         if not self.reproducible:
@@ -220,10 +223,12 @@ async def check_weak_solutions(
             continue_until_timeout=False,
         )
         where = _directories(root)
+        gates = {task.name: task.verifier.weak_max_reward for task in chosen}
         for episode in result.episodes:
-            entries = checks[episode.config.task_name]
-            entries.append(WeakCheck(task=episode.config.task_name, name=name, episode=episode))
-            pending.append((len(entries) - 1, episode.config.task_name, where[episode.id]))
+            task_name = episode.config.task_name
+            entries = checks[task_name]
+            entries.append(WeakCheck(task_name, name, episode, max_reward=gates[task_name]))
+            pending.append((len(entries) - 1, task_name, where[episode.id]))
     limiter = anyio.CapacityLimiter(concurrency or 2)
     say = _announcer(progress)
     say(f"re-grading {len(pending)} weak solutions on {spread_seeds} seed(s) each")

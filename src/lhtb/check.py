@@ -2,10 +2,11 @@
 
 For each task the oracle (the reference ``solution/solve.sh``) must reach the
 task's pass threshold, and the nop agent (which stops at once; run without
-continue-until-timeout and with a short budget) must stay below it and still
-get a reward (a verifier that errors on an untouched sandbox is a task bug).
-Each weak solution the task ships (``tests/weak_solution*/``, see
-:mod:`lhtb._weak_gate`) must score below 0.5 and be graded reproducibly:
+continue-until-timeout and with a short budget) must score below
+:data:`NOP_MAX_REWARD` and still get a reward (a verifier that errors on an
+untouched sandbox is a task bug). Each weak solution the task ships
+(``tests/weak_solution*/``, see :mod:`lhtb._weak_gate`) must score below the
+task's ``weak_max_reward`` (0.5 unless declared) and be graded reproducibly:
 re-graded on its episode's seed it gets exactly the same scores; its spread
 over five seeds is reported. The sweeps go through :func:`lhtb.run_benchmark`,
 so they run in parallel, retry infrastructure errors and resume. With a record
@@ -22,17 +23,25 @@ import attrs
 
 from lhtb import __version__
 from lhtb._progress import ProgressArg
-from lhtb._weak_gate import SPREAD_SEEDS, WeakCheck, WeakSolutionAgent, check_weak_solutions
+from lhtb._weak_gate import (
+    SPREAD_SEEDS,
+    WEAK_MAX_REWARD,
+    WeakCheck,
+    WeakSolutionAgent,
+    check_weak_solutions,
+)
 from lhtb._weak_record import WeakRecord, new_record, read_records, write_records
 from lhtb.benchmark import run_benchmark
 from lhtb.episode import Episode
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task import Task
 
-__all__ = ["TaskCheck", "WeakCheck", "WeakSolutionAgent", "check_tasks"]
+__all__ = ["NOP_MAX_REWARD", "TaskCheck", "WeakCheck", "WeakSolutionAgent", "check_tasks"]
 
 NOP_BUDGET_SEC = 60.0
 """The nop agent's budget: it stops at once, so this only bounds a stuck sandbox."""
+NOP_MAX_REWARD = 0.05
+"""The nop agent (an untouched starter) must score below this (and below the threshold)."""
 
 
 def _describe(episode: Episode | None) -> str:
@@ -54,6 +63,8 @@ class TaskCheck:
     weak: tuple[WeakCheck, ...] = ()
     recorded: WeakRecord | None = None
     """The passing weak gate of this exact task, from the record file (``weak`` is empty)."""
+    weak_max_reward: float = WEAK_MAX_REWARD
+    """The task's weak-solution gate (``[verifier] weak_max_reward``)."""
 
     @property
     def oracle_passed(self) -> bool:
@@ -61,10 +72,15 @@ class TaskCheck:
         return self.oracle is not None and (self.oracle.reward or 0.0) >= self.threshold
 
     @property
+    def nop_limit(self) -> float:
+        """The nop agent must score below this: :data:`NOP_MAX_REWARD` or a lower threshold."""
+        return min(NOP_MAX_REWARD, self.threshold)
+
+    @property
     def nop_passed(self) -> bool:
-        """The nop agent got a reward, and it is below the threshold."""
+        """The nop agent got a reward, and it is below :attr:`nop_limit`."""
         reward = self.nop.reward if self.nop is not None else None
-        return reward is not None and reward < self.threshold
+        return reward is not None and reward < self.nop_limit
 
     @property
     def ok(self) -> bool:
@@ -87,7 +103,7 @@ class TaskCheck:
             problems.append(f"oracle must reach {self.threshold:g}: {_describe(self.oracle)}")
         if not self.nop_passed:
             problems.append(
-                f"nop must get a reward below {self.threshold:g}: {_describe(self.nop)}"
+                f"nop must get a reward below {self.nop_limit:g}: {_describe(self.nop)}"
             )
         for weak in self.weak:
             problems.extend(weak.problems)
@@ -160,6 +176,7 @@ async def check_tasks(
             nop=by_task["nop"].get(task.name),
             weak=tuple(weak.get(task.name, ())),
             recorded=trusted.get(task.name),
+            weak_max_reward=task.verifier.weak_max_reward,
         )
         for task in tasks
     ]

@@ -41,6 +41,7 @@ __all__ = [
 ]
 
 DEFAULT_PASS_THRESHOLD = 0.95
+DEFAULT_WEAK_MAX_REWARD = 0.5
 
 
 class IsolationMode(enum.StrEnum):
@@ -187,6 +188,8 @@ class VerifierConfig:
     default, see :func:`verifies_live`)."""
     checkpoint_interval_sec: float | None = attrs.field(default=None, validator=_interval)
     """Grade the agent's state in secret every this many budget seconds (``None``: never)."""
+    weak_max_reward: float = attrs.field(default=DEFAULT_WEAK_MAX_REWARD, validator=_threshold)
+    """lhtb only: ``lhtb check`` wants each of the task's weak solutions to score below it."""
 
 
 @attrs.frozen

@@ -15,7 +15,7 @@ from rich.table import Table
 from lhtb._leaderboard_render import budget_scores
 from lhtb._weak_gate import SPREAD_SEEDS
 from lhtb.benchmark import RunInterruptedError
-from lhtb.check import NOP_BUDGET_SEC, TaskCheck, check_tasks
+from lhtb.check import NOP_BUDGET_SEC, NOP_MAX_REWARD, TaskCheck, check_tasks
 from lhtb.cli.run import load_task_args
 from lhtb.errors import LhtbError
 from lhtb.human_baseline import HumanBaseline
@@ -171,7 +171,7 @@ def baseline(run_dirs: tuple[Path, ...], output: Path) -> None:
 
 def check_table(checks: list[TaskCheck]) -> Table:
     """One row per task: both gates and what failed."""
-    table = Table(title="task gates (oracle >= threshold, nop < threshold)")
+    table = Table(title=f"task gates (oracle >= threshold, nop < {NOP_MAX_REWARD:g})")
     for column in ("task", "oracle", "nop", "result"):
         table.add_column(column)
     for check in checks:
@@ -189,8 +189,8 @@ def check_table(checks: list[TaskCheck]) -> Table:
 
 def weak_table(checks: list[TaskCheck]) -> Table:
     """One row per weak solution: reward, reproducibility on its seed, spread over seeds."""
-    table = Table(title="weak solutions (reward < 0.5, same scores twice on one seed)")
-    for column in ("task", "weak solution", "seed", "reward", "twice on seed", "spread"):
+    table = Table(title="weak solutions (reward < the task's gate, same scores twice on one seed)")
+    for column in ("task", "weak solution", "seed", "reward", "gate", "twice on seed", "spread"):
         table.add_column(column)
     for check in checks:
         for weak in check.weak:
@@ -202,6 +202,7 @@ def weak_table(checks: list[TaskCheck]) -> Table:
                 weak.name,
                 "-" if seed is None else str(seed),
                 "-" if weak.reward is None else f"{weak.reward:.3f}",
+                f"< {weak.max_reward:g}",
                 ("identical" if weak.reproducible else "DIFFERENT")
                 + (f" (live from the record: {', '.join(carried)})" if carried else ""),
                 "-" if spread is None or spread.n < 2 else str(spread),
@@ -215,6 +216,7 @@ def weak_table(checks: list[TaskCheck]) -> Table:
                 entry.name,
                 str(entry.seed),
                 f"{entry.reward:.3f}",
+                f"< {check.weak_max_reward:g}",
                 f"recorded {check.recorded.checked}",
                 "-",
                 style="dim",
