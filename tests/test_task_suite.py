@@ -87,7 +87,19 @@ def test_the_weak_gate_record_is_of_this_very_task(path: Path) -> None:
     assert record is not None, f"{path.name}: no weak-gate record; {rerun}"
     assert record.holds_for(task), f"{path.name}: changed since its weak-gate record; {rerun}"
     assert {w.name for w in record.weak} == {p.name for p in weak_solutions(task)}, rerun
-    assert all(w.reward < 0.5 for w in record.weak)
+    assert all(w.reward < task.verifier.weak_max_reward for w in record.weak)
+
+
+@pytest.mark.parametrize("path", TASK_DIRS, ids=[p.name for p in TASK_DIRS])
+def test_long_horizon_tasks_hold_their_weak_solutions_below_0_3(path: Path) -> None:
+    """The v2 rule: a task of three expert hours or more declares the 0.3 weak gate."""
+    task = _load(path)
+    if int(task.metadata["expert_time_estimate_min"]) < 180:
+        assert task.verifier.weak_max_reward == 0.5, f"{path.name}: a v1 task keeps 0.5"
+    else:
+        assert task.verifier.weak_max_reward <= 0.3, (
+            f"{path.name}: declare `weak_max_reward = 0.3` in [verifier]"
+        )
 
 
 def test_most_tasks_continue_until_timeout() -> None:
