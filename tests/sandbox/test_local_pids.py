@@ -38,10 +38,13 @@ while True:
         signal.pause()
         os._exit(0)
     n += 1
-open(sys.argv[1], "w").write(str(n))
+with open(sys.argv[1] + ".part", "w") as out:
+    out.write(str(n))
+os.rename(sys.argv[1] + ".part", sys.argv[1])
 signal.pause()
 """
-"""Forks until the kernel refuses (the budget is full), then writes how many it holds."""
+"""Forks until the kernel refuses (the budget is full), then writes how many it holds (the
+marker appears whole: written aside, then renamed, since the test polls for it)."""
 
 
 async def _fill(box: LocalSandbox, marker: str) -> int:
