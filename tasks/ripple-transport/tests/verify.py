@@ -33,6 +33,7 @@ KEYS = ("q", "t", "steps", "mass", "dts")
 RUN_TIMEOUT = 120.0
 FULL_RATIO = 3.0  # performance: full credit up to this multiple of the reference time
 ZERO_RATIO = 10.0  # ... and none from this one
+PERF_ROUNDS = 3  # performance: at most this many alternating reference and agent runs
 
 
 class Runner:
@@ -237,18 +238,25 @@ def reference_time(cfg, inputs):
 
 
 def performance_score(runner, cfg):
+    """The agent's best run against the reference's best, timed in alternation (a burst of
+    load on the machine then slows both sides alike); more rounds only while the agent is
+    slower than FULL_RATIO. The first run must give the right field; later runs count when
+    they do."""
     ref = Reference(cfg)
-    t_ref = min(reference_time(cfg, runner.inputs) for _ in range(2))
-    got, elapsed = runner.run(cfg, timeout=ZERO_RATIO * t_ref + 2)
-    if field_score(got, ref, 1e-9, 1e-8) < 1.0:
-        return 0.0, f"wrong or no result (reference {t_ref:.2f}s)"
-    if elapsed > FULL_RATIO * t_ref:  # a loaded machine: the better of two runs counts
-        again, second = runner.run(cfg, timeout=ZERO_RATIO * t_ref + 2)
-        if field_score(again, ref, 1e-9, 1e-8) == 1.0:
-            elapsed = min(elapsed, second)
+    t_ref = elapsed = math.inf
+    for round_ in range(PERF_ROUNDS):
+        t_ref = min(t_ref, reference_time(cfg, runner.inputs))
+        got, took = runner.run(cfg, timeout=ZERO_RATIO * t_ref + 2)
+        correct = field_score(got, ref, 1e-9, 1e-8) == 1.0
+        if not correct and round_ == 0:
+            return 0.0, f"wrong or no result (reference {t_ref:.2f}s)"
+        if correct:
+            elapsed = min(elapsed, took)
+        if elapsed <= FULL_RATIO * t_ref:
+            break
     ratio = elapsed / t_ref
     score = 1.0 if ratio <= FULL_RATIO else max(0.0, math.log(ZERO_RATIO / ratio) / math.log(ZERO_RATIO / FULL_RATIO))
-    return score, f"{elapsed:.2f}s vs reference {t_ref:.2f}s (x{ratio:.2f})"
+    return score, f"{elapsed:.2f}s vs reference {t_ref:.2f}s (x{ratio:.2f}, best of {round_ + 1})"
 
 
 def mean(values):
