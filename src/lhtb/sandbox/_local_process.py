@@ -2,7 +2,8 @@
 
 A sandbox's init is started through a small monitor process (its own session,
 so it outlives a crashed harness until ``cleanup``); the monitor prints the
-init's host PID, the init prints ``READY`` once its root is built. Every PID is
+init's host PID, the init prints ``READY`` once its root is built (in either
+order). Every PID is
 recorded with its kernel start time in ``sandbox.json``, so cleanup never
 signals a recycled PID.
 """
@@ -72,20 +73,23 @@ def spawn_init(
     monitor.stdin.close()
     deadline = time.monotonic() + start_timeout
     init_pid = 0
+    ready = False
     try:
-        while True:
+        # The monitor's "PID n" and the init's "READY" share the pipe and come in either
+        # order: a monitor descheduled right after its fork writes after a quick init.
+        while not (ready and init_pid):
             line = _read_line(monitor.stdout, deadline)
             if line.startswith("PID "):
                 init_pid = int(line.split()[1])
-                continue
-            if line == "READY":
-                return monitor, init_pid
-            detail = line or (directory / "init.log").read_text(errors="replace")[-1500:]
-            raise SandboxError(  # noqa: TRY301 - the handler kills the init
-                f"the sandbox init failed: {detail.strip() or 'no output'}",
-                where=f"local sandbox for {task_name}",
-                fix=_init_fix(detail),
-            )
+            elif line == "READY":
+                ready = True
+            else:
+                detail = line or (directory / "init.log").read_text(errors="replace")[-1500:]
+                raise SandboxError(  # noqa: TRY301 - the handler kills the init
+                    f"the sandbox init failed: {detail.strip() or 'no output'}",
+                    where=f"local sandbox for {task_name}",
+                    fix=_init_fix(detail),
+                )
     except BaseException:
         with contextlib.suppress(OSError):
             os.killpg(monitor.pid, signal.SIGKILL)
@@ -95,6 +99,8 @@ def spawn_init(
         with contextlib.suppress(subprocess.TimeoutExpired):
             monitor.wait(timeout=5)
         raise
+    else:
+        return monitor, init_pid
     finally:
         monitor.stdout.close()
 
