@@ -74,7 +74,7 @@ def start_slirp(
         process.wait()
         output = (directory / "slirp4netns.log").read_text(errors="replace")
         # a refused argument is said first, then the usage text (stdout, flushed at exit)
-        detail = output.split("Usage:", 1)[0].strip()[-500:] or output.strip()[-500:]
+        detail = (output.split("Usage:", 1)[0].strip() or output.strip())[-500:]
         raise SandboxError(
             f"slirp4netns did not bring the sandbox's network up: {detail or 'no output'}",
             where=f"local sandbox {directory.name}",

@@ -3,9 +3,8 @@
 A sandbox's init is started through a small monitor process (its own session,
 so it outlives a crashed harness until ``cleanup``); the monitor prints the
 init's host PID, the init prints ``READY`` once its root is built (in either
-order). Every PID is
-recorded with its kernel start time in ``sandbox.json``, so cleanup never
-signals a recycled PID.
+order). Every PID is recorded with its kernel start time in ``sandbox.json``,
+so cleanup never signals a recycled PID.
 """
 
 from __future__ import annotations
