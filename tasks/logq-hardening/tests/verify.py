@@ -10,6 +10,7 @@ Hidden logs live in the input directory; each run writes its output (and any
 injection marker) into its own scratch directory."""
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -29,6 +30,7 @@ FULL_SPEEDUP = 5.0   # full credit at >= 5x the shipped implementation
 ZERO_SPEEDUP = 1.5   # nothing at <= 1.5x
 PERF_RECORDS = 12000
 PERF_USERS = 1800
+PERF_ROUNDS = 3     # at most this many alternating baseline and candidate runs
 INJECTIONS = 20      # seeded payloads per family (calls, shapes)
 MARKER = "lhtb-pwned"  # created in the run's working directory by a payload that runs
 
@@ -86,24 +88,30 @@ def injections(seed, log, count=INJECTIONS):
 
 def speedup(seed, workdir):
     """(speedup, message): the agent's logq against the shipped one, same data, same run,
-    both run untrusted."""
+    both run untrusted and timed in alternation, so a burst of load on the grading machine
+    slows both sides alike. More rounds only while the candidate is under FULL_SPEEDUP (and
+    not hopelessly slow); each side's best run counts, and every candidate run must give the
+    shipped tool's output."""
     records = gen.records(seed + 99, PERF_RECORDS, users=PERF_USERS)
     log = workdir / "perf.jsonl"
     log.write_text(gen.to_jsonl(records))
     where = "status >= 200 and latency_ms > 5 or method == 'DELETE'"
     shipped = workdir / "baseline_logq.py"
     shutil.copyfile(HERE / "baseline_logq.py", shipped)
-    _, want, base_time, base_scratch = run_logq(shipped, log, where, "user", 50, timeout=120)
-    shutil.rmtree(base_scratch, ignore_errors=True)  # the answer must not be there for the candidate
-    best = None
-    for _ in range(3):
+    base_best = best = math.inf
+    for round_ in range(PERF_ROUNDS):
+        _, want, base_time, base_scratch = run_logq(shipped, log, where, "user", 50, timeout=120)
+        shutil.rmtree(base_scratch, ignore_errors=True)  # the answer must not be there for the candidate
+        base_best = min(base_best, base_time)
         code, got, elapsed, _ = run_logq(APP / "logq.py", log, where, "user", 50, timeout=120)
+        if code is None:
+            return 0.0, f"did not finish in 120s on the timing input (baseline {base_best:.2f}s)"
         if code != 0 or got != want:
             return 0.0, "output differs from the shipped implementation on the timing input"
-        best = elapsed if best is None else min(best, elapsed)
-        if best > base_time / 2 or best < base_time / (2 * FULL_SPEEDUP):
-            break  # clearly too slow, or clearly fast enough: do not spend verifier time on repeats
-    return base_time / best, f"baseline {base_time:.2f}s, candidate best {best:.3f}s"
+        best = min(best, elapsed)
+        if best <= base_best / FULL_SPEEDUP or best > 2 * base_best:
+            break  # fast enough, or hopeless: do not spend verifier time on repeats
+    return base_best / best, f"best of {round_ + 1} round(s): baseline {base_best:.2f}s, candidate {best:.3f}s"
 
 
 def main():
