@@ -10,6 +10,7 @@ import random
 PERIODIC = {"west": "periodic", "east": "periodic", "south": "periodic", "north": "periodic"}
 WALLS = {"west": "wall", "east": "wall", "south": "wall", "north": "wall"}
 CHANNEL = {"west": "periodic", "east": "periodic", "south": "wall", "north": "wall"}
+RESTART_MIN_STEPS = 16  # restart cases: at least this many steps (checkpoints are taken after step 3-12)
 
 PUBLIC_CONFIG = {
     "grid": {"nx": 48, "ny": 48, "lx": 1.0, "ly": 1.0},
@@ -192,11 +193,16 @@ def stepping_cases(seed, n=6):
 
 
 def restart_cases(seed, n=6):
-    """Configurations and the step after which a checkpoint is taken and resumed."""
+    """Configurations and the step after which a checkpoint is taken and resumed. Each run
+    is capped at t_end / RESTART_MIN_STEPS per step, so it has a step to resume after (a
+    slow flow with no diffusion would otherwise end in one step, and no checkpoint exists)."""
     r = _rng(seed, "restart")
     pool = conservation_cases(seed + 1, 3) + field_cases(seed + 2, 2) + reaction_cases(seed + 3, 1)
     out = []
     for cfg in pool[:n]:
+        time = cfg["time"]
+        cap = time["t_end"] / RESTART_MIN_STEPS
+        cfg = {**cfg, "time": {**time, "max_dt": min(time.get("max_dt", cap), cap)}}
         out.append((cfg, r.randint(3, 12)))
     return out
 
