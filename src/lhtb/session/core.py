@@ -106,9 +106,10 @@ class Session:
                 ``sandbox_error``, ``file_error``, ``too_large``).
         """
         args = request.args
-        if request.op == "hello":
+        if request.op not in ("status", "events"):
             while self.turn is None and self.episode is None and not self.turns:
                 await self._changed.wait()  # the sandbox is still being made
+        if request.op == "hello":
             return {"instruction": self.instruction, **self.status()}
         if request.op == "status":
             return self.status()
