@@ -17,7 +17,6 @@ from pathlib import Path
 
 import anyio
 import pytest
-import structlog
 
 import lhtb
 from lhtb.agents import NopAgent, OracleAgent
@@ -27,6 +26,7 @@ from lhtb.sandbox._local_dockerfile import parse_dockerfile
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
 from lhtb.sandbox.host_files import extract_to_host
 from lhtb.sandbox.local import LocalSandbox
+from turns import first_turn
 
 pytestmark = pytest.mark.anyio
 
@@ -301,15 +301,7 @@ async def save_artifacts(task: lhtb.Task, sandbox: ManagedSandbox, dest: Path) -
 
 async def run_oracle(task: lhtb.Task, sandbox: ManagedSandbox) -> None:
     """The oracle agent's one turn, on the agent's view of ``sandbox``."""
-    turn = lhtb.Turn(
-        instruction=task.instruction,
-        sandbox=sandbox.agent_view(),
-        number=1,
-        deadline=anyio.current_time() + 900,
-        usage=lhtb.UsageRecorder(),
-        log=structlog.get_logger(),
-        task_name=task.name,
-    )
+    turn = first_turn(task, sandbox, budget_sec=900)
     await OracleAgent(task).run(turn)
 
 

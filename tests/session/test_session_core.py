@@ -7,12 +7,12 @@ from typing import Any
 
 import anyio
 import pytest
-import structlog
 
 import lhtb
 from lhtb.session import Session
 from lhtb.session.protocol import Request
 from lhtb.testing import FakeBackend, fake_task
+from turns import first_turn
 
 pytestmark = pytest.mark.anyio
 
@@ -35,15 +35,7 @@ async def test_a_sandbox_request_before_the_first_turn_waits_for_it(tmp_path: Pa
             group.start_soon(write)
             await anyio.wait_all_tasks_blocked()
             assert (session.turn, session.turns, answers) == (None, 0, [])  # no turn yet: it waits
-            turn = lhtb.Turn(
-                instruction=task.instruction,
-                sandbox=sandbox.agent_view(),
-                number=1,
-                deadline=anyio.current_time() + 600,
-                usage=lhtb.UsageRecorder(),
-                log=structlog.get_logger(),
-                task_name=task.name,
-            )
+            turn = first_turn(task, sandbox, budget_sec=600)
             group.start_soon(session.serve_turn, turn)
             with anyio.fail_after(60):
                 await answered.wait()
