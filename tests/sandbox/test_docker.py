@@ -36,9 +36,9 @@ DOCKERFILE = f"FROM {BASE}\nRUN useradd -m agent && mkdir -p /app\nWORKDIR /app\
 
 
 def _labelled(client: Any, prefix: str) -> list[str]:
-    containers = client.containers.list(all=True, filters={"label": "lhtb.run"})
+    containers = client.containers.list(all=True, filters={"label": f"lhtb.run={prefix}"})
     images = client.images.list(filters={"label": "lhtb.run"})
-    leftovers = [f"container {c.name}" for c in containers if c.labels["lhtb.run"] == prefix]
+    leftovers = [f"container {c.name}" for c in containers]
     leftovers += [
         f"image {i.tags}" for i in images if i.labels.get("lhtb.run", "").startswith(prefix)
     ]
@@ -464,6 +464,33 @@ async def test_cleanup_by_label(backend: DockerBackend, task: Task, docker_clien
         assert await backend.cleanup(run_id) == 0
     finally:
         await keep.destroy()
+
+
+async def test_cleanup_survives_a_container_removed_under_it(
+    backend: DockerBackend, task: Task, docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another run removes one of the listed containers before cleanup reads it."""
+    run_id = f"{RUN_ID}-cleanup"
+    image = await backend.prepare(task)
+    vanishing = await backend.start(SandboxSpec(image=image, task=task, run_id=run_id))
+    await backend.start(SandboxSpec(image=image, task=task, run_id=run_id, role="verifier"))
+    inspect = backend.client.api.inspect_container
+    removed_first: list[str] = []
+
+    def removed_by_another_run(container_id: str) -> Any:
+        if container_id == vanishing.id and not removed_first:
+            docker_client.api.remove_container(container_id, force=True)
+            removed_first.append(container_id)
+        return inspect(container_id)
+
+    monkeypatch.setattr(backend.client.api, "inspect_container", removed_by_another_run)
+    try:
+        assert await backend.cleanup(run_id) == 1
+        assert removed_first == [vanishing.id], "the container was not removed under the cleanup"
+    finally:
+        monkeypatch.undo()
+        await backend.cleanup(run_id)
+    assert _labelled(docker_client, run_id) == []
 
 
 # -- images, limits, network, health ---------------------------------------------------------

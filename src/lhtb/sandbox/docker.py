@@ -419,8 +419,13 @@ class DockerBackend(SandboxBackend):
         """
         selector = LABEL_RUN if run_id is None else f"{LABEL_RUN}={run_id}"
         where = f"cleanup {run_id or 'all runs'}"
+        # ignore_removed: another run (or cleanup) may remove a listed container before it is read
         containers = await self._call(
-            where, self.client.containers.list, all=True, filters={"label": selector}
+            where,
+            self.client.containers.list,
+            all=True,
+            filters={"label": selector},
+            ignore_removed=True,
         )
         removed = 0
         projects = {
