@@ -20,7 +20,7 @@ import pytest
 import lhtb
 from lhtb.agents import NopAgent
 from lhtb.episode import TurnEnd
-from lhtb.errors import LhtbError, SandboxError, SandboxUnavailableError
+from lhtb.errors import ExecError, LhtbError, SandboxError, SandboxUnavailableError
 from lhtb.feedback import BINARY_SENTENCE
 from lhtb.runner import AGENT_CANCEL_GRACE_SEC
 from lhtb.testing import FakeBackend, ScriptedPass, fake_task, virtual_clock_backend
@@ -331,6 +331,25 @@ async def test_infrastructure_failures_are_infra_errors(
     assert event in names(events)
     assert names(events)[-1] == "episode_finished"
     assert all(sandbox.destroyed for sandbox in backend.sandboxes)
+
+
+async def test_tests_that_cannot_start_among_the_agents_processes_are_its_spoiled_pass(
+    tmp_path: Path,
+) -> None:
+    """``shared``: the agent holds every process slot, so no command of the pass starts
+    (the probe, the reset, the removal); a verifier error, not a retryable infra error."""
+    backend = FakeBackend([graded])
+    full = ExecError("command could not start: OCI runtime exec failed: read init-p")
+    backend.fail("exec", full, times=3)
+    task = fake_task(tmp_path, continue_until_timeout=False)
+    episode, _ = await run(task, Answers("42"), backend, tmp_path)
+    assert backend.operations().count("exec") == 3, "not every command of the pass was refused"
+    assert backend.passes_run == 0, "the tests ran: the pass was not spoiled"
+    assert str(episode.outcome) == "verifier_error"
+    [spoiled] = episode.passes
+    assert spoiled.error is not None
+    assert "the tests could not start in the agent's sandbox" in spoiled.error
+    assert "read init-p" in spoiled.error
 
 
 async def test_a_failing_teardown_keeps_the_result(tmp_path: Path) -> None:

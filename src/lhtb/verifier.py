@@ -358,10 +358,16 @@ class Verifier:
         if mode is not IsolationMode.SEPARATE:
             self._keep(None, f"isolation {mode!s} keeps no re-gradable copy of the final state")
         if mode is IsolationMode.SHARED:
+            # The tests run among the agent's processes, which can keep any command from
+            # starting (every process slot held): the agent's spoiled pass, not the host's.
             try:
                 return await self._run_tests(sandbox, log_dir)
+            except ExecError as error:
+                reason = f"the tests could not start in the agent's sandbox: {error}"
+                return PassOutcome.ERROR, None, reason, None
             finally:
-                await sandbox.exec(_REMOVE, timeout=_SETUP_TIMEOUT_SEC, user="root", cwd="/")
+                with contextlib.suppress(ExecError):  # shared hides nothing from the agent anyway
+                    await sandbox.exec(_REMOVE, timeout=_SETUP_TIMEOUT_SEC, user="root", cwd="/")
         if mode is IsolationMode.SNAPSHOT:
             # A pass holds the agent anyway: one commit, not a staged copy and a commit.
             return await self._grade(await self._capture_snapshot(sandbox, staged=False), log_dir)
