@@ -13,6 +13,7 @@ import textwrap
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 
 import anyio
 import attrs
@@ -59,14 +60,14 @@ def run_id() -> Iterator[str]:
     yield value
     backend = LocalBackend()
     leftovers = list(backend.sandboxes_dir.glob("lb-*"))
-    records = [p for p in leftovers if value in _record(p)]
+    records = [p for p in leftovers if value in _record(p / "sandbox.json")]
     assert records == [], "a test left local sandboxes behind"
 
 
-def _record(directory: Path) -> str:
-    """A sandbox directory's record; empty while another run creates or removes it."""
+def _record(path: Path) -> str:
+    """A sandbox's or image's record; empty while another run creates or removes it."""
     try:
-        return (directory / "sandbox.json").read_text(errors="ignore")
+        return path.read_text(errors="ignore")
     except FileNotFoundError:
         return ""
 
@@ -323,20 +324,22 @@ def write_task_dir(root: Path, isolation: str) -> Path:
 
 @pytest.mark.parametrize("isolation", ["separate", "snapshot", "shared"])
 async def test_every_isolation_mode_runs_unchanged(
-    local_backend: LocalBackend, tmp_path: Path, isolation: str
+    local_backend: LocalBackend, tmp_path: Path, isolation: str, run_id: str
 ) -> None:
     task = lhtb.load_task(write_task_dir(tmp_path / "task", isolation))
+    options: dict[str, Any] = {"backend": local_backend, "run_id": run_id}
     solved = await lhtb.run_episode(
-        task, lhtb.agents.OracleAgent(task), backend=local_backend, output_dir=tmp_path / "o"
+        task, lhtb.agents.OracleAgent(task), output_dir=tmp_path / "o", **options
     )
     assert (solved.outcome, solved.reward) == (lhtb.Outcome.SOLVED, 1.0), solved.error
     unsolved = await lhtb.run_episode(
-        task, lhtb.agents.NopAgent(), backend=local_backend, output_dir=tmp_path / "n"
+        task, lhtb.agents.NopAgent(), output_dir=tmp_path / "n", **options
     )
     assert unsolved.outcome is lhtb.Outcome.UNSOLVED
     assert unsolved.reward == 0.0
+    # (other tests' tasks have the same name: only this run's snapshots count)
     leftovers = list(local_backend.images_dir.glob("snap-*"))
-    assert not any(task.name in (p / "image.json").read_text() for p in leftovers)
+    assert not any(run_id in _record(p / "image.json") for p in leftovers)
 
 
 # -- provisioning -----------------------------------------------------------------------------
@@ -539,6 +542,42 @@ async def test_internet_without_slirp4netns_is_a_typed_error(
     monkeypatch.setattr(_local_network, "SLIRP", "slirp4netns-not-installed")
     with pytest.raises(BackendUnavailableError, match="apt-get install slirp4netns"):
         await local_backend.start(SandboxSpec(image=image, task=online, run_id=run_id))
+
+
+async def test_a_command_frozen_before_its_exec_does_not_hold_the_init(
+    sandbox: LocalSandbox,
+) -> None:
+    """The init forks each command, which joins the agent's cgroup and then execs. A
+    freeze landing between the two froze the command, and the init waited for it until
+    the thaw: under an agent's fork bomb (no CPU for the command in a short thaw) the
+    capture failed as an infra_error. The init serves on; the command starts at the thaw."""
+    if sandbox.freezer.version == 0:
+        if IN_CI:
+            pytest.fail("CI=true, and this host has no freezer cgroup for local sandboxes")
+        pytest.skip("this host has no freezer cgroup: the init's sweep freezes instead")
+    assert sandbox.freezer.base is not None
+    agent_procs = sandbox.freezer.base / "agent" / "cgroup.procs"
+    init_cmdline = Path(f"/proc/{sandbox.init_pid}/cmdline").read_bytes()
+    await anyio.to_thread.run_sync(sandbox.freezer.set_frozen, True)  # the freeze lands first
+    outputs: list[str] = []
+
+    async def agent_command() -> None:
+        outputs.append(await sh(sandbox, "echo started"))
+
+    def forked_not_execed() -> bool:
+        pids = agent_procs.read_text().split()
+        return any(Path(f"/proc/{p}/cmdline").read_bytes() == init_cmdline for p in pids)
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(agent_command)
+        while not forked_not_execed():  # set up: the command froze before its exec
+            await anyio.sleep(0.01)
+        await sandbox.ping(timeout=30)
+        await sandbox.freeze()
+        assert await sh(sandbox, "echo verifier") == "verifier"
+        assert outputs == []  # still frozen
+        await sandbox.thaw()
+    assert outputs == ["started"]
 
 
 async def test_destroyed_sandbox_is_unavailable(sandbox: LocalSandbox) -> None:

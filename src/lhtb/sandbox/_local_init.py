@@ -401,12 +401,22 @@ def pivot(root: str) -> None:
 
 
 class Exec:
-    """One running command and the connection that asked for it."""
+    """One command, from its fork to its exit, and the connection that asked for it.
 
-    def __init__(self, conn: socket.socket, pid: int, deadline: float | None) -> None:
+    It is *starting* until its status pipe closes: at its ``exec`` (empty), or after
+    the reason it could not start. A command frozen before its ``exec`` stays starting
+    until the thaw; the init serves every other request meanwhile.
+    """
+
+    def __init__(self, conn: socket.socket, pid: int, role: str, timeout: float | None) -> None:
         self.conn = conn
         self.pid = pid
-        self.deadline = deadline
+        self.role = role
+        self.timeout = timeout
+        self.starting = True
+        self.failure = b""
+        self.exit: int | None = None
+        self.deadline: float | None = None
         self.timed_out = False
 
 
@@ -517,12 +527,13 @@ def child(request: dict[str, Any], fds: list[int], status_w: int, config: dict[s
             os._exit(127)
 
 
-def agent_budget_full(config: dict[str, Any]) -> bool:
-    """True when the agent's pids cgroup holds its limit: an agent command forked by the
-    init (in the init's cgroup) and moved there would exceed it and eat the init's reserve."""
+def agent_budget_full(config: dict[str, Any], starting: int) -> bool:
+    """True when the agent's pids cgroup, with the ``starting`` agent commands not in it
+    yet, holds its limit: an agent command forked by the init (in the init's cgroup) and
+    moved there would exceed it and eat the init's reserve."""
     for current_fd, max_fd in config["_agent_pids_fds"]:
         current, limit = (os.pread(fd, 64, 0).decode().strip() for fd in (current_fd, max_fd))
-        if limit != "max" and int(current) >= int(limit):
+        if limit != "max" and int(current) + starting >= int(limit):
             return True
     return False
 
@@ -558,6 +569,8 @@ class Server:
                             pass
                     except BlockingIOError:
                         pass
+                elif isinstance(key.data, Exec):
+                    self._status(key.fd, key.data)
                 else:
                     self._readable(key.fileobj)  # type: ignore[arg-type]
             self._reap()
@@ -584,15 +597,45 @@ class Server:
                 return
             if pid == 0:
                 return
-            running = self.running.pop(pid, None)
+            running = self.running.get(pid)
             if running is None:
                 continue
             code = os.waitstatus_to_exitcode(status)
-            if code < 0:
-                code = 128 - code
-            kill_group(pid) if running.timed_out else None
-            send(running.conn, {"exit": code, "timed_out": running.timed_out})
+            running.exit = 128 - code if code < 0 else code
+            self._finish(running)
+
+    def _status(self, status_r: int, running: Exec) -> None:
+        """The starting command's status pipe: its failure to start, or the close at its
+        ``exec`` (then it runs, and its timeout starts)."""
+        try:
+            chunk = os.read(status_r, 4096)
+        except BlockingIOError:
+            return
+        if chunk:
+            running.failure += chunk
+            return
+        self.selector.unregister(status_r)
+        os.close(status_r)
+        running.starting = False
+        if running.failure:
+            send(running.conn, {"error": running.failure.decode(errors="replace")})
             self._close(running.conn)
+            running.conn = _NullSocket()  # type: ignore[assignment]
+        else:
+            send(running.conn, {"pid": running.pid})
+            if running.timeout:
+                running.deadline = time.monotonic() + running.timeout
+        self._finish(running)
+
+    def _finish(self, running: Exec) -> None:
+        """Once a command has both started (or failed to) and exited: report its exit."""
+        if running.starting or running.exit is None:
+            return
+        del self.running[running.pid]
+        kill_group(running.pid) if running.timed_out else None
+        if not running.failure:
+            send(running.conn, {"exit": running.exit, "timed_out": running.timed_out})
+        self._close(running.conn)
 
     def _close(self, conn: socket.socket) -> None:
         self.by_conn.pop(conn, None)
@@ -627,13 +670,16 @@ class Server:
             os.close(fd)
 
     def _exec(self, conn: socket.socket, request: dict[str, Any], fds: list[int]) -> None:
+        """Fork the command and go on serving: :meth:`_status` learns when it starts."""
         try:
             status_r, status_w = os.pipe2(os.O_CLOEXEC)
         except OSError as error:
             send(conn, {"error": f"cannot start the command: {error.strerror}"})
             self._close(conn)
             return
-        if request.get("cgroup", "agent") == "agent" and agent_budget_full(self.config):
+        role = request.get("cgroup", "agent")
+        starting = sum(e.starting and e.role == "agent" for e in self.running.values())
+        if role == "agent" and agent_budget_full(self.config, starting):
             os.close(status_r)
             os.close(status_w)
             send(conn, {"error": "cannot fork the command: the agent holds every pid slot"})
@@ -651,21 +697,12 @@ class Server:
             os.close(status_r)
             child(request, fds, status_w, self.config)
         os.close(status_w)
-        message = b""
-        while chunk := os.read(status_r, 4096):
-            message += chunk
-        os.close(status_r)
-        if message:
-            os.waitpid(pid, 0)
-            send(conn, {"error": message.decode(errors="replace")})
-            self._close(conn)
-            return
+        os.set_blocking(status_r, False)
         timeout = request.get("timeout")
-        deadline = time.monotonic() + float(timeout) if timeout else None
-        running = Exec(conn, pid, deadline)
+        running = Exec(conn, pid, role, float(timeout) if timeout else None)
         self.running[pid] = running
         self.by_conn[conn] = running
-        send(conn, {"pid": pid})
+        self.selector.register(status_r, selectors.EVENT_READ, running)
 
 
 class _NullSocket:

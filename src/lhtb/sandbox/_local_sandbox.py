@@ -53,11 +53,6 @@ log = get_logger(__name__)
 
 _FILE_TIMEOUT = 300.0
 _TAR_SLACK = 64 * 1024 * 1024
-_FREEZE_TRIES = 20
-_INIT_ANSWER_SEC = 0.25
-"""A frozen sandbox's init answers a ping at once unless a command it was starting froze."""
-_COMMAND_START_SEC = 0.005
-"""Enough for a forked command to reach its ``exec`` once thawed."""
 _EXPORT_SCRIPT = """
 for p; do
   [ -e "/$p" ] || [ -L "/$p" ] || { printf 'missing /%s\\n' "$p" >&2; exit 3; }
@@ -246,33 +241,12 @@ class LocalSandbox(ManagedSandbox):
     async def freeze(self) -> None:
         """Stop every process: the freezer cgroup, else a SIGSTOP sweep to a fixpoint.
 
-        A command the agent started a moment before (forked by the init, not yet
-        running it) is frozen with the rest, and the init would wait for it until
-        the thaw, unable to serve the verifier's commands. The init then does not
-        answer a ping: thaw, let the command start, and freeze again.
+        A command the init was starting is frozen with the rest and starts at the thaw;
+        the init itself is never frozen and serves the verifier's commands meanwhile.
 
         Raises:
-            SandboxError: the freezer did not settle, the sweep found no fixpoint, or
-                the init stayed busy over every try.
+            SandboxError: the freezer did not settle, or the sweep found no fixpoint.
         """
-        for attempt in range(_FREEZE_TRIES):
-            await self._freeze_once()
-            try:
-                await self.ping(timeout=_INIT_ANSWER_SEC * (1 + attempt))
-            except SandboxUnavailableError as error:
-                if not isinstance(error.__cause__, TimeoutError):
-                    raise  # the init is gone, not busy
-                await self.thaw()
-                await anyio.sleep(_COMMAND_START_SEC)
-                continue
-            return
-        raise SandboxError(
-            f"the sandbox's init stayed busy over {_FREEZE_TRIES} freezes",
-            where=self._where,
-            fix="Retry; if it persists, destroy the sandbox",
-        )
-
-    async def _freeze_once(self) -> None:
         self._alive()
         timeout = self._backend.settings.control_timeout_sec
         if self.freezer.version:
