@@ -333,13 +333,12 @@ async def run_modes(
     modes: tuple[str, ...] = MODES,
     verify_sleep: float = 0.0,
     check: Callable[[lhtb.Episode, AttackAgent, str], None] | None = None,
-    infra_ok: tuple[str, ...] = (),
     **episode_kwargs: Any,
 ) -> dict[str, lhtb.Episode]:
     """Run the attack under each isolation mode concurrently; assert and record each result.
 
-    ``expect`` maps a mode to its documented outcome (default ``blocked``);
-    ``infra_ok`` lists modes where an infrastructure error is a documented outcome.
+    ``expect`` maps a mode to its documented outcome (default ``blocked``). An
+    ``infra_error`` fails every mode: an attack must never earn a retry.
     """
     expect = expect or {}
     episodes: dict[str, lhtb.Episode] = {}
@@ -374,7 +373,7 @@ async def run_modes(
         problems = []
         if got not in want:
             problems.append(f"{got} (reward {episode.reward}, honest {honest}), want {want}")
-        if str(episode.outcome) == "infra_error" and mode not in infra_ok:
+        if str(episode.outcome) == "infra_error":
             problems.append(f"infra_error: {episode.error}")
         if check is not None:
             try:

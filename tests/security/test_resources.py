@@ -111,8 +111,9 @@ async def test_fork_bomb(
         # tests may not start at all (no reward: never a forged or leaked one)
         # (or, on local, the bomb starves the sandbox's init: the agent lost its sandbox)
         # (or the verifier's own setup cannot fork: the agent spoiled its pass)
+        # In no mode is the bomb an infra_error, which a runner would retry: the agent's
+        # own process storm would re-roll its episode.
         expect={"shared": ("blocked", "other", "lost", "spoiled")},
-        infra_ok=("shared",),
     )
 
 
