@@ -628,13 +628,13 @@ class Server:
         self._finish(running)
 
     def _finish(self, running: Exec) -> None:
-        """Once a command has both started (or failed to) and exited: report its exit."""
+        """Once a command has both started (or failed to) and exited: report its exit (to
+        no one after a failure to start, already reported)."""
         if running.starting or running.exit is None:
             return
         del self.running[running.pid]
         kill_group(running.pid) if running.timed_out else None
-        if not running.failure:
-            send(running.conn, {"exit": running.exit, "timed_out": running.timed_out})
+        send(running.conn, {"exit": running.exit, "timed_out": running.timed_out})
         self._close(running.conn)
 
     def _close(self, conn: socket.socket) -> None:
