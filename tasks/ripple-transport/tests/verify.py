@@ -266,6 +266,12 @@ def mean(values):
     return sum(values) / len(values) if values else 0.0
 
 
+def scored(score_case, runner, cases):
+    """The mean of ``score_case`` over the cases, and its messages joined."""
+    results = [score_case(runner, cfg) for cfg in cases]
+    return mean(score for score, _ in results), "; ".join(msg for _, msg in results)
+
+
 def main():
     seed = kit_seed()
     card = Scorecard()
@@ -306,12 +312,8 @@ def main():
         diagnostics.append(mass_report_ok(got, ref))
     card.add("reaction_fields", mean(scores), weight=2, message=note)
 
-    scores, notes = [], []
-    for cfg in gen.mms_cases(seed):
-        score, msg = convergence_score(runner, cfg)
-        scores.append(score)
-        notes.append(msg)
-    card.add("convergence_order", mean(scores), weight=3, message=f"{note}: " + "; ".join(notes))
+    score, notes = scored(convergence_score, runner, gen.mms_cases(seed))
+    card.add("convergence_order", score, weight=3, message=f"{note}: {notes}")
 
     scores = []
     for cfg in gen.stepping_cases(seed):
@@ -329,12 +331,8 @@ def main():
     card.add("mass_diagnostics", mean(float(ok) for ok in diagnostics), weight=1, message=note)
 
     if public_matches:
-        scores, notes = [], []
-        for cfg in gen.performance_cases(seed):
-            score, msg = performance_score(runner, cfg)
-            scores.append(score)
-            notes.append(msg)
-        card.add("performance", mean(scores), weight=3, message=f"{note}: " + "; ".join(notes))
+        score, notes = scored(performance_score, runner, gen.performance_cases(seed))
+        card.add("performance", score, weight=3, message=f"{note}: {notes}")
     else:  # a model that is wrong on the bundled case is not timed (its large grids would be wrong too)
         card.add("performance", 0.0, weight=3, message=f"{note}: not timed, the bundled case does not match")
     card.write("/logs/verifier/scorecard.json")
