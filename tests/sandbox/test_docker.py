@@ -37,10 +37,13 @@ DOCKERFILE = f"FROM {BASE}\nRUN useradd -m agent && mkdir -p /app\nWORKDIR /app\
 
 def _labelled(client: Any, prefix: str) -> list[str]:
     containers = client.containers.list(all=True, filters={"label": f"lhtb.run={prefix}"})
-    images = client.images.list(filters={"label": "lhtb.run"})
+    # the API's list, not images.list: that inspects each image, and other workers remove theirs
+    images = client.api.images(filters={"label": "lhtb.run"})
     leftovers = [f"container {c.name}" for c in containers]
     leftovers += [
-        f"image {i.tags}" for i in images if i.labels.get("lhtb.run", "").startswith(prefix)
+        f"image {i['RepoTags']}"
+        for i in images
+        if (i.get("Labels") or {}).get("lhtb.run", "").startswith(prefix)
     ]
     return leftovers
 
@@ -487,6 +490,35 @@ async def test_cleanup_survives_a_container_removed_under_it(
     try:
         assert await backend.cleanup(run_id) == 1
         assert removed_first == [vanishing.id], "the container was not removed under the cleanup"
+    finally:
+        monkeypatch.undo()
+        await backend.cleanup(run_id)
+    assert _labelled(docker_client, run_id) == []
+
+
+async def test_cleanup_survives_a_snapshot_image_removed_under_it(
+    backend: DockerBackend, task: Task, docker_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another run (or cleanup) removes a listed snapshot image before cleanup gets to it."""
+    run_id = f"{RUN_ID}-cleanup"
+    image = await backend.prepare(task)
+    sandbox = await backend.start(SandboxSpec(image=image, task=task, run_id=run_id))
+    snapshot = (await sandbox.snapshot()).image
+    await sandbox.destroy()
+    list_images = backend.client.api.images
+    removed_first: list[str] = []
+
+    def removed_by_another_run(*args: Any, **kwargs: Any) -> Any:
+        listed = list_images(*args, **kwargs)
+        if not removed_first:
+            docker_client.api.remove_image(snapshot, force=True)
+            removed_first.append(snapshot)
+        return listed
+
+    monkeypatch.setattr(backend.client.api, "images", removed_by_another_run)
+    try:
+        assert await backend.cleanup(run_id) == 1
+        assert removed_first == [snapshot], "the image was not removed under the cleanup"
     finally:
         monkeypatch.undo()
         await backend.cleanup(run_id)

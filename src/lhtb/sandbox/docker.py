@@ -439,13 +439,15 @@ class DockerBackend(SandboxBackend):
             if _compose.PROJECT_LABEL not in container.labels:
                 await self.remove_container(container.id)
             removed += 1
-        images = await self._call(
+        # ids only: images.list would inspect each one, and another run may remove one first
+        snapshot_ids = await self._call(
             where,
-            self.client.images.list,
+            self.client.api.images,
             filters={"label": [selector, f"{LABEL_KIND}=snapshot"]},
+            quiet=True,
         )
-        for image in images:
-            await self._call(where, self._remove_image, image.id)
+        for snapshot_id in snapshot_ids:
+            await self._call(where, self._remove_image, snapshot_id)
             removed += 1
         removed += await anyio.to_thread.run_sync(remove_staged, run_id)
         log.info("cleanup_finished", run_id=run_id, removed=removed)
