@@ -84,16 +84,16 @@ async def test_an_mcp_client_that_leaves_mid_turn_has_stopped(
 ) -> None:
     write_task(tmp_path / "task")
     out = tmp_path / "ep"
-    async with (
-        stdio_client(server(tmp_path / "task", out, backend_name, "--name", "leaver")) as (r, w),
-        ClientSession(r, w) as session,
-    ):
+    params = server(tmp_path / "task", out, backend_name, "--name", "leaver")
+    params.args += ["--checkpoint-every", "600"]  # through the detached server too
+    async with stdio_client(params) as (r, w), ClientSession(r, w) as session:
         await session.initialize()
         result(await session.call_tool("hello", {}))
         result(await session.call_tool("write_file", {"path": "/app/answer.txt", "content": "42"}))
     episode = await finished_record(out)  # the client left; the stop was verified without it
     assert [t.end for t in episode.turns] == [TurnEnd.RETURNED]  # not the 120 s deadline
     assert (str(episode.outcome), episode.config.agent) == ("solved", "leaver")
+    assert episode.config.checkpoint_interval_sec == 600
 
 
 async def test_an_idle_mcp_client_is_cut_off_at_the_budget(

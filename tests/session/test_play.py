@@ -90,7 +90,8 @@ def test_a_person_works_in_a_shell_submits_and_is_recorded(
     tty_before, tty_after = tmp_path / "tty-before", tmp_path / "tty-after"
     command = (
         f"stty -g > {tty_before}; env PYTHONPATH={shlex.quote(str(SRC))} {LHTB} play "
-        f"{tmp_path / 'task'} --backend {backend_name} --name alice --out {out}; "
+        f"{tmp_path / 'task'} --backend {backend_name} --name alice --out {out} "
+        "--checkpoint-every 600; "
         f"stty -g > {tty_after}; echo PLAY-EXITED; sleep 600"
     )
     pane = tmux(command)
@@ -144,6 +145,7 @@ def test_a_person_works_in_a_shell_submits_and_is_recorded(
     assert tty_after.read_text() == tty_before.read_text()  # the terminal is restored
     episode = lhtb.Episode.load(out / "episode.json")
     assert episode.config.agent == "human:alice"
+    assert episode.config.checkpoint_interval_sec == 600  # a person's curve, as an agent's
     assert (str(episode.outcome), [p.reward for p in episode.passes]) == ("solved", [0.0, 0.0, 1.0])
 
 

@@ -29,6 +29,7 @@ def mcp(
     backend: str,
     seed: int | None,
     feedback: str,
+    checkpoint_every: float | None,
     out_dir: Path | None,
     name: str,
     attached: bool,
@@ -41,7 +42,12 @@ def mcp(
     leaves and kills this process: leaving is a stop, verified as usual.
     """
     if not attached:
-        options = {"--budget": budget, "--seed": seed, "--out": out_dir}
+        options = {
+            "--budget": budget,
+            "--seed": seed,
+            "--checkpoint-every": checkpoint_every,
+            "--out": out_dir,
+        }
         argv = [sys.executable, "-c", _MAIN, "mcp", str(task_path), "--attached"]
         argv += ["--backend", backend, "--feedback", feedback, "--name", name]
         argv += [
@@ -51,7 +57,9 @@ def mcp(
     from lhtb.session.mcp_server import serve_mcp  # noqa: PLC0415 - optional dependency
 
     try:
-        task, args = episode_args(task_path, budget, backend, seed, feedback, out_dir)
+        task, args = episode_args(
+            task_path, budget, backend, seed, feedback, checkpoint_every, out_dir
+        )
         episode = anyio.run(functools.partial(serve_mcp, task, agent_name=name, **args))
     except LhtbError as exc:
         raise click.ClickException(str(exc)) from exc

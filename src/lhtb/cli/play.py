@@ -27,6 +27,7 @@ def play(
     backend: str,
     seed: int | None,
     feedback: str,
+    checkpoint_every: float | None,
     out_dir: Path | None,
     name: str | None,
 ) -> None:
@@ -45,7 +46,9 @@ def play(
         click.echo(f"session: {path}  (from another terminal: lhtb submit {path})")
 
     try:
-        task, args = episode_args(task_path, budget, backend, seed, feedback, out_dir)
+        task, args = episode_args(
+            task_path, budget, backend, seed, feedback, checkpoint_every, out_dir
+        )
         run = functools.partial(
             play_session, task, person=person, show=click.echo, on_ready=ready, **args
         )

@@ -54,6 +54,16 @@ def episode_options(function: F) -> F:
             show_default=True,
         ),
         click.option(
+            "--checkpoint-every",
+            "checkpoint_every",
+            type=click.FloatRange(min=0, min_open=True),
+            default=None,
+            metavar="SEC",
+            help="Grade the agent's state in secret every SEC seconds of its budget while it "
+            "works; the reward curve goes into the record "
+            "(default: the task's [verifier].checkpoint_interval_sec, else never).",
+        ),
+        click.option(
             "--out",
             "out_dir",
             type=click.Path(path_type=Path),
@@ -72,6 +82,7 @@ def episode_args(
     backend: str,
     seed: int | None,
     feedback: str,
+    checkpoint_every: float | None,
     out_dir: Path | None,
 ) -> tuple[Task, dict[str, Any]]:
     """The task and ``run_episode`` arguments the :func:`episode_options` give."""
@@ -82,6 +93,7 @@ def episode_args(
         "backend": backend,
         "seed": seed,
         "feedback": feedback,
+        "checkpoint_interval_sec": checkpoint_every,
         "output_dir": out,
         "progress": "none",
     }
@@ -110,6 +122,7 @@ def serve(
     backend: str,
     seed: int | None,
     feedback: str,
+    checkpoint_every: float | None,
     out_dir: Path | None,
     name: str,
     socket_path: Path | None,
@@ -128,7 +141,9 @@ def serve(
         sys.stdout.flush()
 
     try:
-        task, args = episode_args(task_path, budget, backend, seed, feedback, out_dir)
+        task, args = episode_args(
+            task_path, budget, backend, seed, feedback, checkpoint_every, out_dir
+        )
         run = functools.partial(
             serve_session, task, agent_name=name, socket_path=socket_path, on_ready=ready, **args
         )
