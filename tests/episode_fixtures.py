@@ -15,7 +15,7 @@ from lhtb.episode import (
     VerifierPass,
 )
 from lhtb.scoring import Scorecard, Subtask
-from lhtb.task import ContinueMode, IsolationMode, Visibility
+from lhtb.task import ContinueMode, IsolationMode, Tier, Visibility
 from lhtb.usage import Usage
 
 START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
@@ -47,6 +47,7 @@ def make(
     budget: float = 600.0,
     started: datetime = START,
     task_path: Path | None = None,
+    tier: Tier | None = None,
 ) -> Episode:
     if outcome is None:
         outcome = Outcome.SOLVED if reward is not None and reward >= 0.95 else Outcome.UNSOLVED
@@ -79,6 +80,7 @@ def make(
             model=model,
             category=CATEGORY.get(task),
             task_path=None if task_path is None else str(task_path),
+            tier=tier,
         ),
         outcome=outcome,
         started_at=started,

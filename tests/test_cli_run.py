@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -95,6 +96,26 @@ def test_agent_arguments_and_the_model_per_agent(
     unknown = lhtb_run(str(task_dir), "--agent", "nop", "--ak", "answer=42")
     assert unknown.exit_code == 1
     assert "class NopAgent takes no argument(s) answer" in unknown.output
+
+
+def test_tier_selects_the_tasks_that_run(
+    task_dir: Path, tmp_path: Path, local_backend: object
+) -> None:
+    for tier in ("long", "short"):
+        tiered = task_dir.parent / f"answer-{tier}"
+        shutil.copytree(task_dir, tiered)
+        with (tiered / "task.toml").open("a") as toml:
+            toml.write(f'[metadata]\ntier = "{tier}"\n')
+    out = tmp_path / "run"
+    args = ["--agent", "cli_test_agents:Answer", "--ak", "answer=42", "--out", str(out)]
+    result = lhtb_run(str(task_dir.parent), "--tier", "long", *args)
+    assert result.exit_code == 0, result.output
+    [episode] = records(out)
+    assert (episode.config.task_name, episode.config.tier) == ("answer-long", "long")
+    assert "long tier" in result.output  # the leaderboard splits by tier
+    none = lhtb_run(str(task_dir), "--tier", "long", *args)
+    assert none.exit_code == 1
+    assert "no task of tier long here (found: 1 untiered)" in none.output
 
 
 def test_an_agent_missing_an_argument_is_said_at_once(task_dir: Path, tmp_path: Path) -> None:

@@ -224,6 +224,13 @@ def test_a_record_from_before_checkpoints_reads_with_none() -> None:
     assert record.passes[0].elapsed_sec is None
 
 
+def test_a_record_from_before_tiers_reads_with_no_tier() -> None:
+    data = episode().to_dict()
+    del data["config"]["tier"]
+    data["schema_version"] = "1.2"
+    assert Episode.from_dict(data).config.tier is None
+
+
 def test_a_record_from_before_seeds_reads_with_no_seed() -> None:
     data = episode().to_dict()
     del data["config"]["seed"]
@@ -265,7 +272,7 @@ def mutate(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
     [
         (
             mutate(lambda d: d.update(schema_version="2.0")),
-            r"episode schema version 2\.0 is newer than this lhtb reads \(1\.2\)\. upgrade lhtb",
+            r"episode schema version 2\.0 is newer than this lhtb reads \(1\.3\)\. upgrade lhtb",
         ),
         (
             mutate(lambda d: d.update(schema_version="0.3")),
@@ -273,7 +280,7 @@ def mutate(change: Callable[[dict[str, Any]], object]) -> dict[str, Any]:
         ),
         (
             mutate(lambda d: d.pop("schema_version")),
-            r"'schema_version' must be a string like '1\.2', got None",
+            r"'schema_version' must be a string like '1\.3', got None",
         ),
         (mutate(lambda d: d.update(schema_version=1)), r"'schema_version' must be a string"),
         (mutate(lambda d: d.update(schema_version="one")), r"'schema_version' must be a string"),

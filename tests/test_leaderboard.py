@@ -14,6 +14,7 @@ from episode_fixtures import START, fixture, make
 from lhtb import Leaderboard
 from lhtb.episode import Outcome
 from lhtb.leaderboard import pass_at_k
+from lhtb.task import Tier
 
 
 def test_pass_at_k_matches_the_unbiased_estimator() -> None:
@@ -45,7 +46,7 @@ def test_rows_match_hand_computed_figures() -> None:
     assert a.public_reward == pytest.approx(1.0)
     assert a.hidden_reward == pytest.approx((1 + 14 / 15) / 2)
     assert a.public_hidden_gap == pytest.approx(1 - (1 + 14 / 15) / 2)
-    categories = {c.category: c for c in a.categories}
+    categories = {c.name: c for c in a.categories}
     assert categories["systems"].tasks == 2
     assert categories["systems"].mean_reward == pytest.approx((0.98 + 0.25) / 2)
     assert categories["systems"].solved_rate == pytest.approx(0.5)
@@ -69,6 +70,32 @@ def test_not_comparable_episodes_are_listed_apart() -> None:
     assert all(r.comparable for r in board.rows)
     # the ranking's figures exclude them
     assert board.rows[0].episodes == 6
+
+
+def test_rows_split_by_tier_when_tasks_declare_one() -> None:
+    long, short = Tier.LONG, Tier.SHORT
+    episodes = [
+        make("t1", "A", 1.0, tier=short),
+        make("t2", "A", 0.2, tier=long),
+        make("t3", "A", 0.4, tier=long),
+        make("t4", "A", 0.5),  # no tier declared
+    ]
+    [row] = Leaderboard.from_episodes(episodes).rows
+    tiers = {t.name: t for t in row.tiers}
+    assert sorted(tiers) == ["long", "short", "untiered"]
+    assert (tiers["long"].tasks, tiers["long"].mean_reward) == (2, pytest.approx(0.3))
+    assert (tiers["short"].tasks, tiers["short"].solved_rate) == (1, 1.0)
+    assert tiers["untiered"].tasks == 1
+    markdown = Leaderboard.from_episodes(episodes).to_markdown()
+    assert "| long tier | short tier | untiered tier |" in markdown
+    assert "| 0.300 (0/2 solved) | 1.000 (1/1 solved) | 0.500 (0/1 solved) |" in markdown
+    data = json.loads(Leaderboard.from_episodes(episodes).to_json())
+    assert data["rows"][0]["tiers"][0] == {
+        "name": "long", "tasks": 2, "mean_reward": pytest.approx(0.3), "solved_rate": 0.0,
+    }  # fmt: skip
+    untiered = Leaderboard.from_episodes([make("t1", "A", 1.0)])
+    assert untiered.rows[0].tiers == ()  # no tier anywhere: no tier columns
+    assert "tier" not in untiered.to_markdown()
 
 
 def test_outputs_carry_the_same_figures() -> None:

@@ -162,6 +162,12 @@ CASES = [
     Case("user-bool", "agent.user", 8, ("a user name or a numeric uid, got boolean true",)),
     Case("keywords-not-strings", "task.keywords[1]", 9, ("must be a non-empty string",)),
     Case("metadata-not-table", "metadata", 3, ("`metadata` must be a table",)),
+    Case(
+        "metadata-tier-unknown",
+        "metadata.tier",
+        5,
+        ('`metadata.tier` must be one of "short", "long", got "lnog"', 'Did you mean "long"?'),
+    ),
     Case("artifacts-not-array", "artifacts", 3, ('must be an array, got string "/app/out"',)),
     Case("artifact-entry-number", "artifacts[1]", 3, ("got integer 42",)),
     # isolation resolution

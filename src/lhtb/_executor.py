@@ -76,6 +76,7 @@ def failure_record(
             backend=backend_name,
             model=job.agent.model,
             category=task.category,
+            tier=task.tier,
             seed=options.get("seed"),
             checkpoint_interval_sec=options.get("checkpoint_interval_sec")
             or task.verifier.checkpoint_interval_sec,

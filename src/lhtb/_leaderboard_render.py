@@ -8,10 +8,12 @@ import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from lhtb.leaderboard import LeaderboardRow
+    from lhtb.leaderboard import GroupScore, LeaderboardRow
 
 _MISSING = "-"
 
@@ -47,6 +49,26 @@ def fmt_stamina(row: LeaderboardRow) -> str:
 
 def _ks(rows: Sequence[LeaderboardRow]) -> list[int]:
     return sorted({k for row in rows for k in row.pass_at_k})
+
+
+@attrs.frozen
+class _Columns:
+    """The table columns that depend on the rows: pass@k, and one per task tier."""
+
+    ks: Sequence[int]
+    tiers: Sequence[str]
+
+    @classmethod
+    def of(cls, rows: Sequence[LeaderboardRow]) -> _Columns:
+        return cls(ks=_ks(rows), tiers=sorted({t.name for row in rows for t in row.tiers}))
+
+
+def fmt_group(group: GroupScore | None) -> str:
+    """A tier's (or category's) mean reward and solved count, as ``0.412 (1/8 solved)``."""
+    if group is None:
+        return _MISSING
+    solved = fmt_count(group.solved_rate, group.tasks).split(" ", 1)[0]
+    return f"{group.mean_reward:.3f} ({solved} solved)"
 
 
 def to_json(data: dict[str, Any], *, indent: int | None) -> str:
@@ -109,7 +131,7 @@ def to_csv(rows: Sequence[LeaderboardRow]) -> str:
     return out.getvalue()
 
 
-def _headers(ks: Sequence[int]) -> list[str]:
+def _headers(columns: _Columns) -> list[str]:
     return [
         "#",
         "agent",
@@ -117,7 +139,8 @@ def _headers(ks: Sequence[int]) -> list[str]:
         "mean reward",
         "solved (R>=0.95)",
         "strict (R=1.0)",
-        *(f"pass@{k}" for k in ks),
+        *(f"{tier} tier" for tier in columns.tiers),
+        *(f"pass@{k}" for k in columns.ks),
         "cost/task",
         "tokens/task",
         "min/task",
@@ -129,8 +152,9 @@ def _headers(ks: Sequence[int]) -> list[str]:
     ]
 
 
-def _cells(rank: str, row: LeaderboardRow, ks: Sequence[int]) -> list[str]:
+def _cells(rank: str, row: LeaderboardRow, columns: _Columns) -> list[str]:
     gap = row.public_hidden_gap
+    tiers = {t.name: t for t in row.tiers}
     errors = str(row.errors) + (f" (+{row.incomplete} incomplete)" if row.incomplete else "")
     return [
         rank,
@@ -139,7 +163,8 @@ def _cells(rank: str, row: LeaderboardRow, ks: Sequence[int]) -> list[str]:
         fmt_float(row.mean_reward),
         fmt_count(row.solved_rate, row.tasks),
         fmt_count(row.strict_rate, row.tasks),
-        *(fmt_float(row.pass_at_k.get(k)) for k in ks),
+        *(fmt_group(tiers.get(tier)) for tier in columns.tiers),
+        *(fmt_float(row.pass_at_k.get(k)) for k in columns.ks),
         fmt_cost(row.mean_cost_usd),
         f"{row.mean_tokens:,.0f}",
         f"{row.mean_time_sec / 60:.1f}",
@@ -164,17 +189,17 @@ def to_markdown(
     rows: Sequence[LeaderboardRow], apart: Sequence[LeaderboardRow], n_tasks: int
 ) -> str:
     """The ranking, the non-comparable rows, and the per-category breakdown."""
-    ks = _ks([*rows, *apart])
+    columns = _Columns.of([*rows, *apart])
     parts = [f"## Leaderboard ({n_tasks} tasks)", ""]
     if rows:
-        lines = [_cells(str(i), row, ks) for i, row in enumerate(rows, 1)]
-        parts.extend(_md_table(_headers(ks), lines))
+        lines = [_cells(str(i), row, columns) for i, row in enumerate(rows, 1)]
+        parts.extend(_md_table(_headers(columns), lines))
     else:
         parts.append("No comparable episodes.")
     if apart:
         parts += ["", "## Not comparable (listed apart)", ""]
-        headers = ["reason", *_headers(ks)[1:]]
-        lines = [["; ".join(r.not_comparable), *_cells("", r, ks)[1:]] for r in apart]
+        headers = ["reason", *_headers(columns)[1:]]
+        lines = [["; ".join(r.not_comparable), *_cells("", r, columns)[1:]] for r in apart]
         parts.extend(_md_table(headers, lines))
     categories = [(row, c) for row in [*rows, *apart] for c in row.categories]
     if categories:
@@ -184,7 +209,7 @@ def to_markdown(
             [
                 row.agent + ("" if row.comparable else " (not comparable)"),
                 row.model or _MISSING,
-                c.category,
+                c.name,
                 str(c.tasks),
                 fmt_float(c.mean_reward),
                 fmt_count(c.solved_rate, c.tasks),
@@ -201,17 +226,17 @@ def rich_table(
     """The ranking with the non-comparable rows below a divider, dimmed."""
     from rich.table import Table  # noqa: PLC0415 - rich loads only for terminal output
 
-    ks = _ks([*rows, *apart])
+    columns = _Columns.of([*rows, *apart])
     table = Table(title=f"leaderboard ({n_tasks} tasks; errors count 0)")
-    for header in _headers(ks):
+    for header in _headers(columns):
         table.add_column(header, justify="left" if header in {"agent", "model"} else "right")
     for i, row in enumerate(rows, 1):
-        table.add_row(*_cells(str(i), row, ks))
+        table.add_row(*_cells(str(i), row, columns))
     if apart:
         table.add_section()
         for row in apart:
             reason = "; ".join(row.not_comparable)
-            cells = _cells("", row, ks)
+            cells = _cells("", row, columns)
             cells[1] = f"{row.agent} [not comparable: {reason}]"
             table.add_row(*cells, style="dim")
     return table

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from html import escape
+from typing import Literal
 
 from lhtb import _leaderboard_render as fmt
 from lhtb._report_charts import episode_key, row_key
@@ -89,17 +90,19 @@ def leaderboard_table(board: Leaderboard) -> str:
     )
 
 
-def categories_table(rows: Sequence[LeaderboardRow]) -> str:
+def groups_table(rows: Sequence[LeaderboardRow], kind: Literal["category", "tier"]) -> str:
+    """Each row's figures by task category or by task tier."""
     lines = [
         f'<tr><td class="l">{escape(row_key(r.agent, r.model, r.not_comparable))}</td>'
-        f'<td class="l">{escape(c.category)}</td><td>{c.tasks}</td>'
+        f'<td class="l">{escape(c.name)}</td><td>{c.tasks}</td>'
         f"<td>{c.mean_reward:.3f}</td><td>{escape(fmt.fmt_count(c.solved_rate, c.tasks))}</td></tr>"
         for r in rows
-        for c in r.categories
+        for c in (r.categories if kind == "category" else r.tiers)
     ]
+    table_id = "categories" if kind == "category" else "tiers"
     return (
-        '<table class="sortable" id="categories"><thead><tr><th class="l">agent</th>'
-        '<th class="l">category</th><th>tasks</th><th>mean reward</th><th>solved</th></tr>'
+        f'<table class="sortable" id="{table_id}"><thead><tr><th class="l">agent</th>'
+        f'<th class="l">{kind}</th><th>tasks</th><th>mean reward</th><th>solved</th></tr>'
         f"</thead><tbody>{''.join(lines)}</tbody></table>"
     )
 

@@ -31,6 +31,7 @@ from lhtb.task import (
     StepReward,
     SubtaskSpec,
     TaskInfo,
+    Tier,
     VerifierConfig,
     Visibility,
 )
@@ -287,6 +288,8 @@ def _metadata(root: Section) -> dict[str, Any]:
     if not isinstance(value, dict):
         root.fail("metadata", "`metadata` must be a table", "Write it as a [metadata] section")
         return {}
+    free_form = root.reader.section(value, ("metadata",), allowed=value.keys())
+    free_form.choice("tier", Tier, None)  # the one key lhtb reads there (Task.tier)
     return value
 
 

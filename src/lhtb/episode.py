@@ -25,7 +25,7 @@ from cattrs.preconf.json import make_converter
 from lhtb._display import Displayable, View, episode_view
 from lhtb.errors import EpisodeFormatError
 from lhtb.scoring import Scorecard
-from lhtb.task import ContinueMode, IsolationMode
+from lhtb.task import ContinueMode, IsolationMode, Tier
 from lhtb.usage import Usage
 
 __all__ = [
@@ -45,7 +45,7 @@ __all__ = [
     "VerifierPass",
 ]
 
-EPISODE_SCHEMA_VERSION = "1.2"
+EPISODE_SCHEMA_VERSION = "1.3"
 STRICT_REWARD = 1.0
 
 
@@ -134,6 +134,8 @@ class EpisodeConfig:
     """The agent's processes kept running while the tests ran (``[verifier].live``)."""
     checkpoint_interval_sec: float | None = None
     """Hidden checkpoint grading every this many budget seconds (``None``: none)."""
+    tier: Tier | None = None
+    """The task's measured tier (``[metadata].tier``), when it declares one."""
 
     @property
     def comparable(self) -> bool:

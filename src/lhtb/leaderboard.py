@@ -9,7 +9,8 @@ One row per agent and model:
 * **pass@k** for k = 1..n when every task has n > 1 attempts (the unbiased
   estimator 1 - C(n-c, k) / C(n, k), averaged over tasks);
 * mean cost (unknown if any episode's cost is unknown), tokens and wall time
-  per episode; the public-vs-hidden subtask gap; a per-category breakdown;
+  per episode; the public-vs-hidden subtask gap; a per-category and a per-tier
+  (``[metadata].tier``: short or long, by measurement) breakdown;
 * the **50% time horizon** (:mod:`lhtb.time_horizon`) over the tasks with a
   time: measured by people (a :class:`~lhtb.human_baseline.HumanBaseline`) or
   the task's ``expert_time_estimate_min``;
@@ -28,7 +29,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from statistics import fmean
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SOLVED_THRESHOLD",
     "STRICT_THRESHOLD",
-    "CategoryScore",
+    "GroupScore",
     "Leaderboard",
     "LeaderboardRow",
     "pass_at_k",
@@ -64,6 +65,7 @@ __all__ = [
 SOLVED_THRESHOLD = 0.95
 STRICT_THRESHOLD = 1.0
 UNCATEGORISED = "uncategorised"
+UNTIERED = "untiered"
 
 
 def pass_at_k(n: int, c: int, k: int) -> float:
@@ -91,10 +93,10 @@ def not_comparable_reasons(episode: Episode) -> tuple[str, ...]:
 
 
 @attrs.frozen
-class CategoryScore:
-    """One task category of one row."""
+class GroupScore:
+    """One group of a row's tasks: a category, or a tier."""
 
-    category: str
+    name: str
     tasks: int
     mean_reward: float
     solved_rate: float
@@ -119,7 +121,7 @@ class LeaderboardRow:
     mean_time_sec: float
     public_reward: float | None
     hidden_reward: float | None
-    categories: tuple[CategoryScore, ...]
+    categories: tuple[GroupScore, ...]
     not_comparable: tuple[str, ...] = ()
     horizon: Horizon | None = None
     reward_at_percent: Mapping[int, float] = attrs.field(factory=dict)
@@ -127,6 +129,8 @@ class LeaderboardRow:
     (empty when no episode has one; see :mod:`lhtb.stamina`)."""
     mean_auc: float | None = None
     """Mean normalised area under the reward curve (``None``: no episode has a curve)."""
+    tiers: tuple[GroupScore, ...] = ()
+    """The row by task tier (empty when no task declares one; ``untiered`` for the rest)."""
 
     @property
     def comparable(self) -> bool:
@@ -192,9 +196,22 @@ def _row(
     cards = [e.scorecard for e in episodes if e.scorecard is not None]
     paired = [c for c in cards if c.public_reward is not None and c.hidden_reward is not None]
     points, untimed = task_points({t: solved[t] / len(eps) for t, eps in by_task.items()}, minutes)
-    categories: dict[str, list[str]] = defaultdict(list)
-    for task, eps in by_task.items():
-        categories[eps[0].config.category or UNCATEGORISED].append(task)
+
+    def groups(name_of: Callable[[Episode], str | None], missing: str) -> tuple[GroupScore, ...]:
+        members: dict[str, list[str]] = defaultdict(list)
+        for task, eps in by_task.items():
+            members[name_of(eps[0]) or missing].append(task)
+        return tuple(
+            GroupScore(
+                name=name,
+                tasks=len(tasks),
+                mean_reward=fmean(task_means[t] for t in tasks),
+                solved_rate=fmean(solved[t] / len(by_task[t]) for t in tasks),
+            )
+            for name, tasks in sorted(members.items())
+        )
+
+    tiered = any(e.config.tier is not None for e in episodes)
     return LeaderboardRow(
         agent=agent,
         model=model,
@@ -213,15 +230,8 @@ def _row(
         mean_time_sec=fmean(e.timings.total_sec for e in episodes),
         public_reward=fmean(c.public_reward or 0.0 for c in paired) if paired else None,
         hidden_reward=fmean(c.hidden_reward or 0.0 for c in paired) if paired else None,
-        categories=tuple(
-            CategoryScore(
-                category=name,
-                tasks=len(tasks),
-                mean_reward=fmean(task_means[t] for t in tasks),
-                solved_rate=fmean(solved[t] / len(by_task[t]) for t in tasks),
-            )
-            for name, tasks in sorted(categories.items())
-        ),
+        categories=groups(lambda e: e.config.category, UNCATEGORISED),
+        tiers=groups(lambda e: e.config.tier, UNTIERED) if tiered else (),
         not_comparable=reasons,
         horizon=fit_horizon(points, untimed=untimed),
         reward_at_percent={round(f * 100): r for f, r in fraction_rewards(episodes).items()},

@@ -23,7 +23,7 @@ from lhtb._horizon_chart import horizon_chart, horizon_note
 from lhtb._report_charts import episode_key, heatmap, row_key, scatter
 from lhtb._report_curves import agent_curves
 from lhtb._report_episode import episode_section
-from lhtb._report_tables import categories_table, leaderboard_table, task_set_warning
+from lhtb._report_tables import groups_table, leaderboard_table, task_set_warning
 from lhtb.episode import Episode
 from lhtb.errors import LhtbError
 from lhtb.leaderboard import Leaderboard, final_records
@@ -89,7 +89,8 @@ def render_report(
         horizon_note(board),
         horizon_chart(board),
         "<h2>By category</h2>",
-        categories_table(rows),
+        groups_table(rows, "category"),
+        *(["<h2>By tier</h2>", groups_table(rows, "tier")] if any(r.tiers for r in rows) else []),
         f"<h2>Episodes ({len(pairs)})</h2>",
         '<div class="toolbar"><input id="filter" type="search" placeholder="filter: task, agent, '
         'outcome"><button id="expand" type="button">expand all</button>'

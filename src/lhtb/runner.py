@@ -269,6 +269,7 @@ async def run_episode(
         backend=sandbox_backend.name,
         model=model or recipe.model,
         category=task.category,
+        tier=task.tier,
         seed=grading_seed,
         task_path=str(task.path.resolve()) if task.path is not None else None,
         live_verification=verifies_live(task, continue_until_timeout=resumes),

@@ -34,6 +34,7 @@ __all__ = [
     "SubtaskSpec",
     "Task",
     "TaskInfo",
+    "Tier",
     "VerifierConfig",
     "Visibility",
     "resolve_env",
@@ -50,6 +51,16 @@ class IsolationMode(enum.StrEnum):
     SEPARATE = "separate"
     SNAPSHOT = "snapshot"
     SHARED = "shared"
+
+
+class Tier(enum.StrEnum):
+    """How long a task is, by measurement (``[metadata].tier``; docs/tasks.md).
+
+    ``short``: a probe solved it in under 30 minutes; ``long``: it resisted 60.
+    """
+
+    SHORT = "short"
+    LONG = "long"
 
 
 class ContinueMode(enum.StrEnum):
@@ -281,6 +292,12 @@ class Task(Displayable):
         """The ``[metadata].category`` value, when the task declares one."""
         value = self.metadata.get("category")
         return str(value) if value is not None else None
+
+    @property
+    def tier(self) -> Tier | None:
+        """The ``[metadata].tier`` value (checked at load), when the task declares one."""
+        value = self.metadata.get("tier")
+        return Tier(value) if value is not None else None
 
     @property
     def budget_sec(self) -> float | None:

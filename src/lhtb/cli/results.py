@@ -16,7 +16,7 @@ from lhtb._leaderboard_render import budget_scores
 from lhtb._weak_gate import SPREAD_SEEDS
 from lhtb.benchmark import RunInterruptedError
 from lhtb.check import NOP_BUDGET_SEC, NOP_MAX_REWARD, TaskCheck, check_tasks
-from lhtb.cli.run import load_task_args
+from lhtb.cli.run import TIER_OPTION, load_task_args
 from lhtb.errors import LhtbError
 from lhtb.human_baseline import HumanBaseline
 from lhtb.leaderboard import Leaderboard
@@ -250,6 +250,7 @@ def weak_table(checks: list[TaskCheck]) -> Table:
     help="JSON file of passing weak gates by task checksum: tasks it holds unchanged skip "
     "the weak gate (shown as recorded); tasks whose weak gate runs and passes are added.",
 )
+@TIER_OPTION
 @click.option("--quiet", is_flag=True, help="Plain log lines instead of the live display.")
 def check(
     tasks: tuple[Path, ...],
@@ -259,6 +260,7 @@ def check(
     nop_budget: float,
     spread_seeds: int,
     record: Path | None,
+    tier: str | None,
     quiet: bool,
 ) -> None:
     """Gate every task: the oracle must pass it, the nop agent and weak solutions must not.
@@ -266,7 +268,7 @@ def check(
     Weak solutions (tests/weak_solution*/) must also grade reproducibly: the
     same scores twice on one seed; their spread over --spread-seeds seeds is printed.
     """
-    loaded = load_task_args(tasks)
+    loaded = load_task_args(tasks, tier)
     root = out_dir or Path("runs") / datetime.now().strftime("check-%Y%m%d-%H%M%S")
     live = not quiet and sys.stderr.isatty()
     try:

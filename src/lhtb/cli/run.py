@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -21,7 +22,7 @@ from lhtb.cli._tasks import collect_runnable_tasks
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import LhtbError
 from lhtb.sandbox.registry import available_backends, resolve_backend, usable_builtin_backends
-from lhtb.task import Task
+from lhtb.task import Task, Tier
 
 _HARNESS_FAULTS = frozenset({Outcome.INFRA_ERROR, Outcome.HARNESS_ERROR})
 """Outcomes that make ``lhtb run`` exit non-zero: the run itself, not an agent, failed."""
@@ -65,13 +66,29 @@ def failure_lines(episodes: list[Episode]) -> list[str]:
     return lines
 
 
-def load_task_args(paths: tuple[Path, ...]) -> list[Task]:
-    """Every task under ``paths`` lhtb can run; all load problems reported together.
+TIER_OPTION = click.option(
+    "--tier",
+    type=click.Choice([t.value for t in Tier]),
+    default=None,
+    help="Only the tasks of this tier ([metadata].tier: short or long, by measurement; "
+    "see docs/tasks.md).",
+)
+
+
+def load_task_args(paths: tuple[Path, ...], tier: str | None = None) -> list[Task]:
+    """Every task under ``paths`` lhtb can run (of ``tier``, when given); all load
+    problems reported together.
 
     Tasks that use a feature lhtb cannot run are skipped with a warning and a
     count; the run is refused only when nothing is left to run.
     """
     tasks, problems, skipped = collect_runnable_tasks(paths)
+    if tier is not None and not problems:
+        tiers = Counter(str(t.tier or "untiered") for t in tasks)
+        tasks = [t for t in tasks if t.tier == tier]
+        if not tasks:
+            found = ", ".join(f"{n} {name}" for name, n in sorted(tiers.items()))
+            raise click.ClickException(f"no task of tier {tier} here (found: {found})")
     if problems:
         raise click.ClickException("\n".join(str(p) for p in problems))
     if skipped:
@@ -245,6 +262,7 @@ def default_run_dir() -> Path:
     help="Grade each agent's state in secret every SEC seconds of its budget while it works "
     "(default: the task's [verifier].checkpoint_interval_sec, else never).",
 )
+@TIER_OPTION
 @click.option("--quiet", is_flag=True, help="Plain log lines instead of the live display.")
 def run(
     tasks: tuple[Path, ...],
@@ -265,6 +283,7 @@ def run(
     forward_env: tuple[str, ...],
     seed: int | None,
     checkpoint_every: float | None,
+    tier: str | None,
     quiet: bool,
 ) -> None:
     """Run agents on the tasks in TASKS (attempts x tasks x agents) and print a leaderboard.
@@ -274,7 +293,7 @@ def run(
     """
     if base_url:
         os.environ["OPENAI_BASE_URL"] = base_url  # read by OpenAIAgent
-    loaded = load_task_args(tasks)
+    loaded = load_task_args(tasks, tier)
     run_dir = out_dir or default_run_dir()
     arguments = parse_agent_args(agent_args)
     live = not quiet and sys.stderr.isatty()

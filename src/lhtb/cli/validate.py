@@ -39,12 +39,13 @@ def task_table(tasks: list[Task]) -> Table:
     """A rich table with one row per task."""
     table = Table(title=f"{len(tasks)} task(s)")
     table.add_column("task", no_wrap=True)
-    for column in ("category", "budget", "continue", "isolation", "subtasks"):
+    for column in ("category", "tier", "budget", "continue", "isolation", "subtasks"):
         table.add_column(column)
     for task in tasks:
         table.add_row(
             task.name,
             task.category or "-",
+            task.tier or "-",
             _budget(task),
             _continue(task),
             f"{task.verifier.isolation}{' (live)' if verifies_live(task) else ''}",
