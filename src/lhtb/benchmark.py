@@ -26,7 +26,7 @@ import attrs
 
 from lhtb import _progress
 from lhtb._blocking import run_blocking
-from lhtb._display import Displayable, View, result_view
+from lhtb._display import Displayable, View, number
 from lhtb._executor import EpisodeExecutor, InProcessExecutor
 from lhtb._manifest import (
     RunConfigChangedError,
@@ -98,7 +98,30 @@ class BenchmarkResult(Displayable):
         return Leaderboard.from_episodes(self.episodes)
 
     def _view(self) -> View:
-        return result_view(self)
+        """One row per episode."""
+        rows = tuple(
+            (
+                e.config.task_name,
+                e.config.agent,
+                str(e.attempt),
+                str(e.outcome),
+                number(e.reward),
+                str(len(e.passes)),
+                e.error or "",
+            )
+            for e in self.episodes
+        )
+        return View(
+            f"Benchmark run {self.run_id}",
+            (
+                ("directory", str(self.output_dir)),
+                ("episodes", str(len(self.episodes))),
+                ("tries this time", str(self.tries)),
+                ("resumed", str(self.resumed)),
+            ),
+            ("task", "agent", "attempt", "outcome", "reward", "passes", "error"),
+            rows,
+        )
 
 
 _EPISODE_DEFAULTS: dict[str, Any] = {

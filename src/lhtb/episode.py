@@ -22,9 +22,9 @@ import attrs
 import cattrs
 from cattrs.preconf.json import make_converter
 
-from lhtb._display import Displayable, View, episode_view
+from lhtb._display import Displayable, View, number
 from lhtb.errors import EpisodeFormatError
-from lhtb.scoring import Scorecard
+from lhtb.scoring import SUBTASK_HEADERS, Scorecard, subtask_rows
 from lhtb.task import ContinueMode, IsolationMode, Tier
 from lhtb.usage import Usage
 
@@ -407,7 +407,24 @@ class Episode(Displayable):
             raise EpisodeFormatError(exc.what, where=str(path), fix=exc.fix) from exc
 
     def _view(self) -> View:
-        return episode_view(self)
+        """Outcome, reward, passes, and the final scorecard per subtask."""
+        config = self.config
+        facts = [
+            ("outcome", str(self.outcome)),
+            ("reward", number(self.reward)),
+            ("best interim reward", number(self.best_reward)),
+            ("turns / passes", f"{len(self.turns)} / {len(self.passes)}"),
+            ("time", f"{self.timings.total_sec:.1f} s"),
+            ("model", config.model or "-"),
+        ]
+        if self.error:
+            facts.append(("error", self.error))
+        return View(
+            f"Episode {self.id}: {config.task_name} / {config.agent}",
+            tuple(facts),
+            SUBTASK_HEADERS,
+            subtask_rows(self.scorecard),
+        )
 
     def __repr__(self) -> str:
         return (

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from lhtb import _leaderboard_render as render
-from lhtb._display import Displayable, View, leaderboard_view
+from lhtb._display import Displayable, View, number
 from lhtb._slots import retry_index
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import EpisodeFormatError, LhtbError
@@ -417,7 +417,26 @@ class Leaderboard(Displayable):
         return render.rich_table(self.rows, self.apart, len(self.tasks))
 
     def _view(self) -> View:
-        return leaderboard_view(self)
+        """The ranking (rows marked * are not comparable)."""
+        ranked = [(str(rank), row) for rank, row in enumerate(self.rows, start=1)]
+        rows = tuple(
+            (
+                mark,
+                row.agent,
+                row.model or "-",
+                number(row.mean_reward),
+                f"{row.solved_rate:.0%}",
+                str(row.episodes),
+                str(row.errors),
+            )
+            for mark, row in [*ranked, *(("*", row) for row in self.apart)]
+        )
+        return View(
+            f"Leaderboard ({len(self.tasks)} tasks; errors count 0)",
+            headers=("#", "agent", "model", "mean reward", "solved", "episodes", "errors"),
+            rows=rows,
+            note="* not comparable (diagnostic feedback or a changed budget)" if self.apart else "",
+        )
 
     def __repr__(self) -> str:
         ranking = ", ".join(f"{r.agent}={r.mean_reward:.3f}" for r in self.rows)

@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from lhtb._display import Displayable, View, scorecard_view
+from lhtb._display import Displayable, View, number
 from lhtb.errors import RewardFileError
 from lhtb.task import SubtaskSpec, Visibility
 
@@ -75,6 +75,20 @@ class Subtask:
     message: str | None = None
 
 
+SUBTASK_HEADERS = ("subtask", "score", "weight", "visibility", "message")
+"""The columns of :func:`subtask_rows`."""
+
+
+def subtask_rows(scorecard: Scorecard | None) -> tuple[tuple[str, ...], ...]:
+    """One display row per subtask: name, score, weight, visibility, message."""
+    if scorecard is None:
+        return ()
+    return tuple(
+        (s.name, number(s.score), f"{s.weight:g}", str(s.visibility), s.message or "")
+        for s in scorecard.subtasks
+    )
+
+
 @attrs.frozen(repr=False)
 class Scorecard(Displayable):
     """A verifier pass's result: the reward and, when available, its subtasks.
@@ -120,7 +134,13 @@ class Scorecard(Displayable):
         return _weighted_mean(s for s in self.subtasks if s.visibility is Visibility.HIDDEN)
 
     def _view(self) -> View:
-        return scorecard_view(self)
+        """The reward and its subtasks."""
+        return View(
+            f"Scorecard: reward {number(self.reward)}",
+            tuple((k, number(v)) for k, v in self.values.items()),
+            SUBTASK_HEADERS,
+            subtask_rows(self),
+        )
 
     def __repr__(self) -> str:
         return f"Scorecard(reward={self.reward!r}, subtasks={len(self.subtasks)})"

@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from lhtb._display import Displayable, View, task_view
+from lhtb._display import Displayable, View
 from lhtb.errors import EnvTemplateError
 
 __all__ = [
@@ -305,7 +305,20 @@ class Task(Displayable):
         return self.agent.timeout_sec
 
     def _view(self) -> View:
-        return task_view(self)
+        """The short facts, not the instruction."""
+        budget = "-" if self.budget_sec is None else f"{self.budget_sec:g} s"
+        first_line = self.instruction.strip().splitlines()[0] if self.instruction.strip() else ""
+        return View(
+            f"Task {self.name}",
+            (
+                ("category", self.category or "-"),
+                ("budget", budget),
+                ("continue until timeout", "yes" if self.agent.continue_until_timeout else "no"),
+                ("isolation", str(self.verifier.isolation)),
+                ("subtasks", str(len(self.verifier.subtasks))),
+                ("instruction", first_line[:120] + ("..." if len(first_line) > 120 else "")),
+            ),
+        )
 
     def __repr__(self) -> str:
         return f"Task(name={self.name!r}, category={self.category!r}, path={self.path!r})"
