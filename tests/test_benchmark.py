@@ -16,10 +16,10 @@ import pytest
 from click.testing import CliRunner
 
 import lhtb
-from lhtb.benchmark import Backoff, RunConfigChangedError
+from lhtb.benchmark import Backoff
 from lhtb.check import check_tasks
 from lhtb.cli import main
-from lhtb.errors import SandboxError
+from lhtb.errors import RunConfigChangedError, SandboxError
 from lhtb.sandbox.base import ManagedSandbox, SandboxSpec
 from lhtb.sandbox.docker import DockerBackend
 

@@ -31,9 +31,10 @@ if TYPE_CHECKING:
         TurnRecord,
         VerifierPass,
     )
+    from lhtb.errors import RayNotInstalledError
     from lhtb.leaderboard import Leaderboard, LeaderboardRow
     from lhtb.loader import load_runnable_tasks, load_task, load_tasks
-    from lhtb.ray_executor import RayExecutor, RayNotInstalledError
+    from lhtb.ray_executor import RayExecutor
     from lhtb.runner import run_episode, run_episode_sync
     from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
     from lhtb.sandbox.local import LocalBackend, LocalSettings
@@ -85,7 +86,7 @@ _WHERE: dict[str, str] = {
     "Outcome": "lhtb.episode",
     "PassOutcome": "lhtb.episode",
     "RayExecutor": "lhtb.ray_executor",
-    "RayNotInstalledError": "lhtb.ray_executor",
+    "RayNotInstalledError": "lhtb.errors",
     "Sandbox": "lhtb.sandbox",
     "SandboxBackend": "lhtb.sandbox",
     "Scorecard": "lhtb.scoring",

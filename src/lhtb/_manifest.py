@@ -21,12 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from lhtb._seeds import random_seed
-from lhtb.errors import LhtbError
+from lhtb.errors import LhtbError, RunConfigChangedError, RunLockedError
 
 __all__ = [
     "MANIFEST_NAME",
-    "RunConfigChangedError",
-    "RunLockedError",
     "config_hash",
     "describe_changes",
     "hold_lock",
@@ -36,24 +34,6 @@ __all__ = [
 MANIFEST_NAME = "run.json"
 LOCK_NAME = ".run.lock"
 MANIFEST_VERSION = 1
-
-
-class RunConfigChangedError(LhtbError):
-    """The output directory holds a run with another configuration; ``changes`` lists them."""
-
-    def __init__(self, directory: Path, changes: list[str]) -> None:
-        self.directory = directory
-        self.changes = tuple(changes)
-        listing = "; ".join(changes)
-        super().__init__(
-            f"the run in this directory was started with another configuration ({listing})",
-            where=str(directory),
-            fix="resume with the original settings, or choose a new output directory",
-        )
-
-
-class RunLockedError(LhtbError):
-    """Another process is running a benchmark into the same output directory."""
 
 
 def config_hash(config: Mapping[str, Any]) -> str:

@@ -28,13 +28,7 @@ from lhtb import _progress
 from lhtb._blocking import run_blocking
 from lhtb._display import Displayable, View, number
 from lhtb._executor import EpisodeExecutor, InProcessExecutor
-from lhtb._manifest import (
-    RunConfigChangedError,
-    RunLockedError,
-    finish_manifest,
-    hold_lock,
-    open_manifest,
-)
+from lhtb._manifest import finish_manifest, hold_lock, open_manifest
 from lhtb._progress import ProgressArg, ProgressReporter
 from lhtb._seeds import check_seed
 from lhtb._slots import (
@@ -49,7 +43,7 @@ from lhtb._slots import (
 )
 from lhtb._sweep import Backoff, StartGate, Sweep
 from lhtb.episode import Episode, FeedbackMode
-from lhtb.errors import LhtbError
+from lhtb.errors import LhtbError, RunInterruptedError
 from lhtb.leaderboard import Leaderboard
 from lhtb.runner import resolve_feedback
 from lhtb.sandbox.base import SandboxBackend
@@ -62,19 +56,12 @@ __all__ = [
     "BenchmarkAgent",
     "BenchmarkResult",
     "ProgressReporter",
-    "RunConfigChangedError",
-    "RunInterruptedError",
-    "RunLockedError",
     "run_benchmark",
     "run_benchmark_sync",
 ]
 
 CLEANUP_TIMEOUT_SEC = 120.0
 """How long the end-of-run sandbox cleanup may take."""
-
-
-class RunInterruptedError(LhtbError):
-    """The run was stopped by a signal; finished episodes are on disk and it can resume."""
 
 
 @attrs.frozen

@@ -15,14 +15,22 @@ __all__ = [
     "ArchiveError",
     "BackendNotFoundError",
     "BackendUnavailableError",
+    "ContextLengthError",
     "EnvTemplateError",
     "EpisodeFormatError",
     "ExecError",
     "GradeInputError",
     "LhtbError",
+    "ModelAuthError",
+    "ModelCallError",
+    "RayNotInstalledError",
     "RewardFileError",
+    "RunConfigChangedError",
+    "RunInterruptedError",
+    "RunLockedError",
     "SandboxError",
     "SandboxUnavailableError",
+    "SessionRequestError",
     "SetupError",
     "TaskFormatError",
     "TaskLoadErrors",
@@ -191,6 +199,67 @@ class AgentLoadError(LhtbError):
 class AgentBuildError(AgentLoadError):
     """Making the agent failed: its class or factory raised, or returned something that is
     not an agent. The episode ends as ``agent_error``; it is not retried."""
+
+
+# -- model calls (the reference agent and the adapter kit) -------------------------------------
+
+
+class ModelCallError(LhtbError):
+    """A model call failed for good (retries exhausted, or an error retrying cannot fix)."""
+
+
+class ModelAuthError(ModelCallError):
+    """The endpoint refused the credentials (401/403) or no API key was found."""
+
+
+class ContextLengthError(ModelCallError):
+    """The conversation no longer fits the model's context window."""
+
+
+# -- benchmark runs ----------------------------------------------------------------------------
+
+
+class RunInterruptedError(LhtbError):
+    """The run was stopped by a signal; finished episodes are on disk and it can resume."""
+
+
+class RunConfigChangedError(LhtbError):
+    """The output directory holds a run with another configuration; ``changes`` lists them."""
+
+    def __init__(self, directory: Path, changes: list[str]) -> None:
+        self.directory = directory
+        self.changes = tuple(changes)
+        listing = "; ".join(changes)
+        super().__init__(
+            f"the run in this directory was started with another configuration ({listing})",
+            where=str(directory),
+            fix="resume with the original settings, or choose a new output directory",
+        )
+
+
+class RunLockedError(LhtbError):
+    """Another process is running a benchmark into the same output directory."""
+
+
+class RayNotInstalledError(LhtbError):
+    """The Ray executor was asked for, but the ``ray`` package is not installed."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "the Ray executor needs the 'ray' package, which is not installed",
+            fix="pip install 'lhtb[ray]'",
+        )
+
+
+# -- sessions (external agents) ----------------------------------------------------------------
+
+
+class SessionRequestError(LhtbError):
+    """The session refused or failed a request; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, message: str) -> None:
+        self.code = code
+        super().__init__(message, where=f"session ({code})")
 
 
 # -- grading -----------------------------------------------------------------------------------

@@ -40,11 +40,11 @@ from lhtb._ray_worker import (
 )
 from lhtb._slots import BenchmarkAgent, load_record
 from lhtb.episode import Episode, Outcome
-from lhtb.errors import LhtbError
+from lhtb.errors import LhtbError, RayNotInstalledError
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task import Task
 
-__all__ = ["DEFAULT_FORWARD_ENV", "SLOT_RESOURCE", "RayExecutor", "RayNotInstalledError"]
+__all__ = ["DEFAULT_FORWARD_ENV", "SLOT_RESOURCE", "RayExecutor"]
 
 SLOT_RESOURCE = "lhtb_sandbox"
 """The Ray custom resource a node advertises once per sandbox it can run."""
@@ -60,16 +60,6 @@ CONNECT_TIMEOUT_SEC = 120.0
 """How long probing the cluster (backend choice, cleanup on every node) may take."""
 
 log = get_logger(__name__)
-
-
-class RayNotInstalledError(LhtbError):
-    """The Ray executor was asked for, but the ``ray`` package is not installed."""
-
-    def __init__(self) -> None:
-        super().__init__(
-            "the Ray executor needs the 'ray' package, which is not installed",
-            fix="pip install 'lhtb[ray]'",
-        )
 
 
 def import_ray() -> Any:

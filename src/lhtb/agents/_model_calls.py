@@ -20,16 +20,13 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import attrs
 
-from lhtb.errors import LhtbError
+from lhtb.errors import ContextLengthError, ModelAuthError, ModelCallError
 
 if TYPE_CHECKING:  # openai is imported where a model is called: `import lhtb` stays fast
     import openai
     from openai.types.chat import ChatCompletion
 
 __all__ = [
-    "ContextLengthError",
-    "ModelAuthError",
-    "ModelCallError",
     "ModelPrice",
     "RetryPolicy",
     "call_usage",
@@ -46,18 +43,6 @@ _CONTEXT_MARKERS = (
     "prompt is too long",
     "reduce the length",
 )
-
-
-class ModelCallError(LhtbError):
-    """A model call failed for good (retries exhausted, or an error retrying cannot fix)."""
-
-
-class ModelAuthError(ModelCallError):
-    """The endpoint refused the credentials (401/403) or no API key was found."""
-
-
-class ContextLengthError(ModelCallError):
-    """The conversation no longer fits the model's context window."""
 
 
 @attrs.frozen

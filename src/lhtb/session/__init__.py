@@ -3,7 +3,8 @@
 See docs/external-agents.md for the protocol.
 """
 
-from lhtb.session.client import SessionClient, SessionRequestError
+from lhtb.errors import SessionRequestError
+from lhtb.session.client import SessionClient
 from lhtb.session.core import Session, SessionAgent
 from lhtb.session.server import default_socket_path, serve_session
 

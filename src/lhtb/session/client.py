@@ -9,26 +9,17 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from lhtb.errors import LhtbError
+from lhtb.errors import LhtbError, SessionRequestError
 
 __all__ = [
     "SESSION_ENV",
     "SessionClient",
-    "SessionRequestError",
     "resolve_session",
     "verdict_text",
 ]
 
 SESSION_ENV = "LHTB_SESSION"
 """Environment variable naming the session socket when a command is given none."""
-
-
-class SessionRequestError(LhtbError):
-    """The session refused or failed a request; ``code`` is the protocol's error code."""
-
-    def __init__(self, code: str, message: str) -> None:
-        self.code = code
-        super().__init__(message, where=f"session ({code})")
 
 
 def resolve_session(session: str | None) -> Path:
