@@ -9,6 +9,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from lhtb._util.version import __version__
+
 if TYPE_CHECKING:
     from lhtb import errors
     from lhtb._executor import EpisodeExecutor, EpisodeJob, InProcessExecutor
@@ -56,7 +58,6 @@ if TYPE_CHECKING:
     from lhtb.usage import Usage, UsageRecorder
     from lhtb.verifier import Verifier
 
-__version__ = "0.1.0"
 
 _WHERE: dict[str, str] = {
     "Agent": "lhtb.agent",

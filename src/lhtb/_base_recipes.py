@@ -19,7 +19,7 @@ from typing import Any
 import attrs
 
 from lhtb._docker_build import CancelToken, StreamedBuild
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import BackendUnavailableError
 
 __all__ = [

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 
 __all__ = ["CancelToken", "StreamedBuild"]
 

@@ -25,8 +25,6 @@ import anyio
 import attrs
 
 from lhtb import _progress
-from lhtb._blocking import run_blocking
-from lhtb._display import Displayable, View, number
 from lhtb._executor import EpisodeExecutor, InProcessExecutor
 from lhtb._manifest import finish_manifest, hold_lock, open_manifest
 from lhtb._progress import ProgressArg, ProgressReporter
@@ -42,6 +40,8 @@ from lhtb._slots import (
     resolve_agents,
 )
 from lhtb._sweep import Backoff, StartGate, Sweep
+from lhtb._util.blocking import run_blocking
+from lhtb._util.display import Displayable, View, number
 from lhtb.episode import Episode, FeedbackMode
 from lhtb.errors import LhtbError, RunInterruptedError
 from lhtb.leaderboard import Leaderboard

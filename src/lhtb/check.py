@@ -21,8 +21,8 @@ from pathlib import Path
 
 import attrs
 
-from lhtb import __version__
 from lhtb._progress import ProgressArg
+from lhtb._util.version import __version__
 from lhtb._weak_gate import (
     SPREAD_SEEDS,
     WEAK_MAX_REWARD,

@@ -22,7 +22,7 @@ import attrs
 import cattrs
 from cattrs.preconf.json import make_converter
 
-from lhtb._display import Displayable, View, number
+from lhtb._util.display import Displayable, View, number
 from lhtb.errors import EpisodeFormatError
 from lhtb.scoring import SUBTASK_HEADERS, Scorecard, subtask_rows
 from lhtb.task import ContinueMode, IsolationMode, Tier

@@ -27,7 +27,7 @@ import attrs
 
 from lhtb._base_recipes import DEBIAN_ALIASES, Recipe, how_to_get, make, recipe_for
 from lhtb._docker_build import CancelToken
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import BackendUnavailableError
 
 __all__ = [

@@ -38,8 +38,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from lhtb import _leaderboard_render as render
-from lhtb._display import Displayable, View, number
 from lhtb._slots import retry_index
+from lhtb._util.display import Displayable, View, number
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import EpisodeFormatError, LhtbError
 from lhtb.stamina import (

@@ -18,11 +18,11 @@ import attrs
 import tomlkit
 import tomlkit.exceptions
 
-from lhtb._log import get_logger
 from lhtb._task_files import strip_canary, task_checksum
 from lhtb._task_toml import KEY_HOMES, TaskToml, parse_task_toml
 from lhtb._toml_lines import dotted, first_redefinition, key_lines
 from lhtb._toml_reader import Reader
+from lhtb._util.log import get_logger
 from lhtb.errors import (
     TaskFormatError,
     TaskLoadErrors,

@@ -30,7 +30,6 @@ import anyio
 import attrs
 
 from lhtb._executor import EpisodeExecutor, EpisodeJob, EventHook, failure_record
-from lhtb._log import get_logger
 from lhtb._ray_worker import (
     backend_name_on_worker,
     cleanup_on_worker,
@@ -39,6 +38,7 @@ from lhtb._ray_worker import (
     unpack,
 )
 from lhtb._slots import BenchmarkAgent, load_record
+from lhtb._util.log import get_logger
 from lhtb.episode import Episode, Outcome
 from lhtb.errors import LhtbError, RayNotInstalledError
 from lhtb.sandbox.base import SandboxBackend

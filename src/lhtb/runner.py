@@ -37,7 +37,6 @@ import anyio
 import attrs
 
 from lhtb._agent_forms import AgentRecipe, agent_model, normalise_agent
-from lhtb._blocking import run_blocking
 from lhtb._checkpoints import Checkpointer, checkpoint_interval
 from lhtb._events import EventLog
 from lhtb._failures import classify
@@ -46,6 +45,7 @@ from lhtb._progress import EpisodeProgress, ProgressArg
 from lhtb._seeds import check_seed, random_seed
 from lhtb._solution import stage_solution, uses_solution
 from lhtb._turn_gate import GatedSandbox
+from lhtb._util.blocking import run_blocking
 from lhtb.agent import Agent, AgentLike, Turn
 from lhtb.episode import (
     Checkpoint,

@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from lhtb._display import Displayable, View, number
+from lhtb._util.display import Displayable, View, number
 from lhtb.errors import RewardFileError
 from lhtb.task import SubtaskSpec, Visibility
 

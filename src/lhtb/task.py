@@ -17,7 +17,7 @@ from typing import Any
 
 import attrs
 
-from lhtb._display import Displayable, View
+from lhtb._util.display import Displayable, View
 from lhtb.errors import EnvTemplateError
 
 __all__ = [

@@ -45,8 +45,8 @@ import attrs
 
 from lhtb._artifacts import confine, non_directory_root
 from lhtb._host_files import ArtifactFiles, ArtifactSource, host_files
-from lhtb._log import get_logger
 from lhtb._seeds import SEED_ENV, check_seed, random_seed
+from lhtb._util.log import get_logger
 from lhtb.episode import KeptInputs, PassOutcome, VerifierPass
 from lhtb.errors import (
     ArchiveError,

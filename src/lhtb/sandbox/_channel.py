@@ -46,7 +46,7 @@ import anyio.lowlevel
 import anyio.to_thread
 import attrs
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import ExecError, SandboxError
 from lhtb.sandbox._docker_exec import _HEADER as _ENGINE_HEADER
 from lhtb.sandbox._docker_exec import _open_stream

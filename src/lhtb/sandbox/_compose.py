@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import BackendUnavailableError, SandboxError, SetupError
 from lhtb.sandbox import _compose_harbor
 from lhtb.sandbox._compose_images import built_images

@@ -16,7 +16,7 @@ import anyio
 import anyio.to_thread
 
 from lhtb._docker_build import StreamedBuild
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import SandboxError, SetupError
 
 __all__ = [

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import anyio
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import SetupError
 from lhtb.sandbox.base import ExecResult
 from lhtb.task import Healthcheck

@@ -26,7 +26,7 @@ from collections.abc import Callable, Sequence
 import anyio.to_thread
 import attrs
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.sandbox.archive import ArchiveLimits, is_excluded, member_budget
 
 __all__ = ["Owners", "export_from_host", "export_on_host"]

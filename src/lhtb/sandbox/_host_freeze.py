@@ -32,7 +32,7 @@ from pathlib import Path
 
 import attrs
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 
 __all__ = [
     "CgroupFreezer",

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import ArchiveError, ExecError, SandboxError, SandboxUnavailableError
 from lhtb.sandbox import _scripts
 from lhtb.sandbox._host_export import Owners, export_on_host

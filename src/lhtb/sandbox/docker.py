@@ -30,7 +30,7 @@ import anyio.to_thread
 import attrs
 
 from lhtb._base_recipes import how_to_get
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import BackendUnavailableError, SandboxError, SetupError
 from lhtb.images import (
     DockerfileImages,

@@ -36,7 +36,7 @@ import anyio
 import anyio.to_thread
 import attrs
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import ArchiveError, BackendUnavailableError, SandboxError, SetupError
 from lhtb.sandbox import _local_dockerfile as dockerfile
 from lhtb.sandbox._compose import find_compose_file

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from importlib.metadata import entry_points
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.errors import BackendNotFoundError
 from lhtb.sandbox.base import SandboxBackend
 

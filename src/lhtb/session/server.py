@@ -18,7 +18,7 @@ import anyio
 from anyio.abc import ByteStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
-from lhtb._log import get_logger
+from lhtb._util.log import get_logger
 from lhtb.episode import Episode
 from lhtb.runner import run_episode
 from lhtb.session.core import Session, SessionAgents
