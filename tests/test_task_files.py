@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lhtb._task_files import strip_canary, task_checksum
+from lhtb.task._files import strip_canary, task_checksum
 
 VALID = Path(__file__).parent / "fixtures" / "tasks" / "valid"
 

@@ -11,7 +11,7 @@ import pytest
 import lhtb
 from lhtb.cli.run import load_task_args
 from lhtb.errors import TaskFormatError, TaskLoadErrors, UnsupportedFeatureError
-from lhtb.loader import load_runnable_tasks
+from lhtb.task import load_runnable_tasks
 
 FIXTURES = Path(__file__).parent / "fixtures" / "harbor"
 

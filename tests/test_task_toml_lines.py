@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lhtb._toml_lines import dotted, first_redefinition, key_lines, line_of
+from lhtb.task._toml_lines import dotted, first_redefinition, key_lines, line_of
 
 SOURCE = '''\
 schema_version = "1.1"  # comment with = and [brackets]

@@ -35,7 +35,6 @@ if TYPE_CHECKING:
     )
     from lhtb.errors import RayNotInstalledError
     from lhtb.leaderboard import Leaderboard, LeaderboardRow
-    from lhtb.loader import load_runnable_tasks, load_task, load_tasks
     from lhtb.ray_executor import RayExecutor
     from lhtb.runner import run_episode, run_episode_sync
     from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
@@ -52,6 +51,9 @@ if TYPE_CHECKING:
         Task,
         VerifierConfig,
         Visibility,
+        load_runnable_tasks,
+        load_task,
+        load_tasks,
         verifies_live,
     )
     from lhtb.task_sandbox import open_sandbox
@@ -105,9 +107,9 @@ _WHERE: dict[str, str] = {
     "VerifierPass": "lhtb.episode",
     "Visibility": "lhtb.task",
     "check_declared": "lhtb.scoring",
-    "load_task": "lhtb.loader",
-    "load_runnable_tasks": "lhtb.loader",
-    "load_tasks": "lhtb.loader",
+    "load_task": "lhtb.task",
+    "load_runnable_tasks": "lhtb.task",
+    "load_tasks": "lhtb.task",
     "normalised_auc": "lhtb.stamina",
     "reward_at": "lhtb.stamina",
     "reward_curve": "lhtb.stamina",

@@ -27,7 +27,7 @@ import attrs
 
 from lhtb.agent import Agent
 from lhtb.errors import AgentBuildError, AgentLoadError
-from lhtb.task import ContinueMode, Task
+from lhtb.task._model import ContinueMode, Task
 
 __all__ = [
     "WHAT_WORKS",

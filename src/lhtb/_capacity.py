@@ -16,7 +16,7 @@ from pathlib import Path
 
 import attrs
 
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["Capacity", "available_memory_mb", "cpu_count", "default_concurrency"]
 

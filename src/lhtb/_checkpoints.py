@@ -35,7 +35,7 @@ from lhtb._turn_gate import GatedSandbox
 from lhtb.episode import Checkpoint
 from lhtb.errors import LhtbError, SandboxUnavailableError
 from lhtb.sandbox.base import ManagedSandbox
-from lhtb.task import Task
+from lhtb.task._model import Task
 from lhtb.verifier import Capture, Verifier
 
 __all__ = ["Checkpointer", "checkpoint_interval"]

@@ -25,7 +25,7 @@ from lhtb.errors import LhtbError
 from lhtb.runner import run_episode
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
-from lhtb.task import ContinueMode, Task
+from lhtb.task._model import ContinueMode, Task
 
 __all__ = ["EpisodeExecutor", "EpisodeJob", "InProcessExecutor", "failure_record", "run_job"]
 

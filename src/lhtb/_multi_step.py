@@ -26,7 +26,7 @@ from lhtb.episode import Outcome, PassOutcome, StepRecord, TurnEnd, VerifierPass
 from lhtb.errors import LhtbError
 from lhtb.sandbox.archive import pack_directory
 from lhtb.sandbox.base import ManagedSandbox
-from lhtb.task import Step, StepReward, Task
+from lhtb.task._model import Step, StepReward, Task
 from lhtb.verifier import Verifier
 
 if TYPE_CHECKING:

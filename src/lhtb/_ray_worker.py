@@ -21,7 +21,7 @@ from lhtb._executor import EpisodeJob, failure_record, run_job
 from lhtb._slots import BenchmarkAgent, safe_name
 from lhtb.episode import Outcome
 from lhtb.errors import AgentLoadError
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = [
     "SCRATCH_ENV",
@@ -57,7 +57,7 @@ def _task_on_worker(shipped: Task | tuple[bytes, str]) -> Task:
     """The task, unpacked once per node (by checksum) when it came as an archive."""
     if isinstance(shipped, Task):
         return shipped
-    from lhtb.loader import load_task  # noqa: PLC0415 - keep the driver import light
+    from lhtb.task._loader import load_task  # noqa: PLC0415 - keep the driver import light
 
     archive, checksum = shipped
     target = _scratch() / "tasks" / safe_name(checksum)

@@ -21,7 +21,7 @@ from lhtb.agent import Agent, AgentFactory
 from lhtb.agents._loading import load_agent, spec_model
 from lhtb.episode import Episode, Outcome
 from lhtb.errors import AgentLoadError, EpisodeFormatError, LhtbError
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["AgentMaker", "AgentsArg", "BenchmarkAgent", "Slot", "plan_slots", "resolve_agents"]
 

@@ -31,7 +31,7 @@ from lhtb.episode import Episode
 from lhtb.errors import LhtbError
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.scoring import Scorecard
-from lhtb.task import DEFAULT_WEAK_MAX_REWARD, Task, Visibility
+from lhtb.task._model import DEFAULT_WEAK_MAX_REWARD, Task, Visibility
 
 __all__ = [
     "SPREAD_SEEDS",

@@ -19,7 +19,7 @@ from pathlib import Path
 import attrs
 
 from lhtb.errors import LhtbError
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["RecordedWeak", "WeakRecord", "new_record", "read_records", "write_records"]
 

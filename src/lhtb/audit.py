@@ -26,11 +26,11 @@ import attrs
 from lhtb._seeds import check_seed, derive_seed
 from lhtb.episode import Episode, VerifierPass
 from lhtb.errors import LhtbError
-from lhtb.loader import load_task
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.scoring import Scorecard, Subtask
-from lhtb.task import Task
+from lhtb.task._loader import load_task
+from lhtb.task._model import Task
 from lhtb.verifier import Verifier, kept_archives, prepare_verifier_image
 
 __all__ = [

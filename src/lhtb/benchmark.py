@@ -47,7 +47,7 @@ from lhtb.errors import LhtbError, RunInterruptedError
 from lhtb.leaderboard import Leaderboard
 from lhtb.runner import resolve_feedback
 from lhtb.sandbox.base import SandboxBackend
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = [
     "AgentMaker",

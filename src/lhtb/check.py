@@ -34,7 +34,7 @@ from lhtb._weak_record import WeakRecord, new_record, read_records, write_record
 from lhtb.benchmark import run_benchmark
 from lhtb.episode import Episode
 from lhtb.sandbox.base import SandboxBackend
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["NOP_MAX_REWARD", "TaskCheck", "WeakCheck", "WeakSolutionAgent", "check_tasks"]
 

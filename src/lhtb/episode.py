@@ -25,7 +25,7 @@ from cattrs.preconf.json import make_converter
 from lhtb._util.display import Displayable, View, number
 from lhtb.errors import EpisodeFormatError
 from lhtb.scoring import SUBTASK_HEADERS, Scorecard, subtask_rows
-from lhtb.task import ContinueMode, IsolationMode, Tier
+from lhtb.task._model import ContinueMode, IsolationMode, Tier
 from lhtb.usage import Usage
 
 __all__ = [

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from lhtb.episode import FeedbackMode
 from lhtb.scoring import Scorecard
-from lhtb.task import Visibility
+from lhtb.task._model import Visibility
 
 __all__ = ["rejection_message"]
 

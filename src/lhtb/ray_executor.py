@@ -42,7 +42,7 @@ from lhtb._util.log import get_logger
 from lhtb.episode import Episode, Outcome
 from lhtb.errors import LhtbError, RayNotInstalledError
 from lhtb.sandbox.base import SandboxBackend
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["DEFAULT_FORWARD_ENV", "SLOT_RESOURCE", "RayExecutor"]
 

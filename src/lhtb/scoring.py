@@ -26,7 +26,7 @@ import attrs
 
 from lhtb._util.display import Displayable, View, number
 from lhtb.errors import RewardFileError
-from lhtb.task import SubtaskSpec, Visibility
+from lhtb.task._model import SubtaskSpec, Visibility
 
 __all__ = [
     "MAX_REWARD_FILE_BYTES",

@@ -16,7 +16,7 @@ import anyio
 
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 from lhtb.sandbox.registry import resolve_backend
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["open_sandbox", "start_task_sandbox"]
 

@@ -60,7 +60,7 @@ from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec, Snaps
 from lhtb.sandbox.host_files import extract_to_host, write_host_file
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.scoring import Scorecard, check_declared, read_scorecard
-from lhtb.task import IsolationMode, Task, resolve_env, verifies_live
+from lhtb.task._model import IsolationMode, Task, resolve_env, verifies_live
 from lhtb.verifier_kit import KIT_PATH
 
 __all__ = [

@@ -14,7 +14,7 @@ from typing import Any
 
 from lhtb._agent_forms import AgentRecipe, describe, normalise_agent
 from lhtb.errors import AgentLoadError
-from lhtb.task import ContinueMode, Task
+from lhtb.task._model import ContinueMode, Task
 
 OPENAI_PREFIX = "openai:"
 

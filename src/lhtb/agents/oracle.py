@@ -7,7 +7,7 @@ from pathlib import Path
 from lhtb._solution import SOLUTION_DIR
 from lhtb.agent import Turn
 from lhtb.errors import AgentLoadError
-from lhtb.task import Task, resolve_env
+from lhtb.task._model import Task, resolve_env
 
 __all__ = ["OracleAgent"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from lhtb.errors import LhtbError, TaskLoadErrors, UnsupportedFeatureError
-from lhtb.loader import load_runnable_tasks, load_tasks
-from lhtb.task import Task
+from lhtb.task._loader import load_runnable_tasks, load_tasks
+from lhtb.task._model import Task
 
 
 def collect_tasks(paths: tuple[Path, ...]) -> tuple[list[Task], list[LhtbError]]:

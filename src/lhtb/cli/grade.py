@@ -13,8 +13,8 @@ from rich.table import Table
 from lhtb._seeds import MAX_SEED
 from lhtb.episode import VerifierPass
 from lhtb.errors import LhtbError
-from lhtb.loader import load_task
 from lhtb.sandbox.registry import resolve_backend
+from lhtb.task._loader import load_task
 from lhtb.verifier import Verifier
 
 

@@ -22,7 +22,7 @@ from lhtb.cli._tasks import collect_runnable_tasks
 from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import LhtbError, RunInterruptedError
 from lhtb.sandbox.registry import available_backends, resolve_backend, usable_builtin_backends
-from lhtb.task import Task, Tier
+from lhtb.task._model import Task, Tier
 
 _HARNESS_FAULTS = frozenset({Outcome.INFRA_ERROR, Outcome.HARNESS_ERROR})
 """Outcomes that make ``lhtb run`` exit non-zero: the run itself, not an agent, failed."""

@@ -15,11 +15,11 @@ import click
 from lhtb._seeds import MAX_SEED
 from lhtb.episode import Episode, FeedbackMode
 from lhtb.errors import LhtbError
-from lhtb.loader import load_task
 from lhtb.sandbox.registry import available_backends
 from lhtb.session.client import SessionClient, resolve_session, verdict_text
 from lhtb.session.core import Session
-from lhtb.task import Task
+from lhtb.task._loader import load_task
+from lhtb.task._model import Task
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from lhtb.cli._tasks import collect_tasks
-from lhtb.task import Task, Visibility, verifies_live
+from lhtb.task._model import Task, Visibility, verifies_live
 
 
 def _budget(task: Task) -> str:

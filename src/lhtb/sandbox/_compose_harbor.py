@@ -16,7 +16,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["KEEPALIVE", "base_layer", "scratch_dir", "variables"]
 

@@ -16,7 +16,7 @@ import anyio
 from lhtb._util.log import get_logger
 from lhtb.errors import SetupError
 from lhtb.sandbox.base import ExecResult
-from lhtb.task import Healthcheck
+from lhtb.task._model import Healthcheck
 
 __all__ = ["wait_healthy"]
 

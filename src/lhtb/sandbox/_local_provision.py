@@ -27,7 +27,7 @@ from lhtb.errors import SandboxError
 from lhtb.sandbox import _local_dockerfile as dockerfile
 from lhtb.sandbox._local_root import ImageMeta, remove_tree
 from lhtb.sandbox.base import SandboxSpec
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 if TYPE_CHECKING:
     from lhtb.sandbox._local_sandbox import LocalSandbox

@@ -29,7 +29,7 @@ import attrs
 
 from lhtb.errors import SandboxError
 from lhtb.sandbox._tree_usage import tree_usage
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = [
     "IMAGE_PREFIX",

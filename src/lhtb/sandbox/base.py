@@ -22,7 +22,7 @@ from typing import Protocol, runtime_checkable
 import attrs
 
 from lhtb.errors import ExecError
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = [
     "DEFAULT_OUTPUT_LIMIT",

@@ -35,7 +35,7 @@ import pytest
 
 from lhtb.errors import ArchiveError, ExecError, SandboxError, SandboxUnavailableError
 from lhtb.sandbox.base import ManagedSandbox, Sandbox, SandboxBackend, SandboxSpec
-from lhtb.task import AgentConfig, EnvironmentConfig, Task
+from lhtb.task._model import AgentConfig, EnvironmentConfig, Task
 
 __all__ = [
     "CONFORMANCE_DOCKERFILE",

@@ -59,7 +59,7 @@ from lhtb.sandbox._healthcheck import wait_healthy
 from lhtb.sandbox._host_freeze import thaw_before_removal
 from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
 from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
-from lhtb.task import Task, resolve_env
+from lhtb.task._model import Task, resolve_env
 
 __all__ = ["DockerAgentSandbox", "DockerBackend", "DockerSandbox", "DockerSettings"]
 

@@ -65,7 +65,7 @@ from lhtb.sandbox._local_root import (
 from lhtb.sandbox._local_sandbox import LocalAgentSandbox, LocalSandbox
 from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
 from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
-from lhtb.task import Task, resolve_env
+from lhtb.task._model import Task, resolve_env
 
 __all__ = ["LocalAgentSandbox", "LocalBackend", "LocalSandbox", "LocalSettings", "check_host"]
 

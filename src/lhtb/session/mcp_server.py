@@ -17,7 +17,7 @@ from lhtb.runner import run_episode
 from lhtb.session.core import Session, SessionAgents
 from lhtb.session.protocol import ProtocolError
 from lhtb.session.server import LEAVE_GRACE_SEC
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["serve_mcp"]
 

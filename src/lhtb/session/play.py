@@ -37,7 +37,7 @@ from lhtb.session.client import verdict_text
 from lhtb.session.core import Session
 from lhtb.session.protocol import ProtocolError
 from lhtb.session.server import serve_session
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["LEAVE_KEY", "play_session", "status_line"]
 

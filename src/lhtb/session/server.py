@@ -29,7 +29,7 @@ from lhtb.session.protocol import (
     parse_request,
     result_line,
 )
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["LEAVE_GRACE_SEC", "SHUTDOWN_GRACE_SEC", "default_socket_path", "serve_session"]
 

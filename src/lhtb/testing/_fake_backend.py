@@ -28,7 +28,7 @@ from lhtb.sandbox.base import (
     SandboxSpec,
     Terminal,
 )
-from lhtb.task import Task
+from lhtb.task._model import Task
 
 __all__ = ["FakeBackend", "FakeCall", "FakeSandbox", "ScriptedPass"]
 

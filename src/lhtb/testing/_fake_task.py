@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from lhtb.task import (
+from lhtb.task._model import (
     AgentConfig,
     Artifact,
     ContinueMode,

@@ -6,10 +6,10 @@ import enum
 import re
 from typing import Any
 
-from lhtb._task_network import NETWORK_KEYS, network_access
-from lhtb._toml_lines import dotted
-from lhtb._toml_reader import Section, describe
-from lhtb.task import EnvironmentConfig, Healthcheck, McpServer
+from lhtb.task._model import EnvironmentConfig, Healthcheck, McpServer
+from lhtb.task._network import NETWORK_KEYS, network_access
+from lhtb.task._toml_lines import dotted
+from lhtb.task._toml_reader import Section, describe
 
 __all__ = ["ENVIRONMENT_KEYS", "parse_environment"]
 

@@ -2,7 +2,7 @@
 
 :func:`parse_task_toml` turns the plain data of a parsed ``task.toml`` into
 the validated configuration objects of :mod:`lhtb.task`. Every problem is
-recorded on the :class:`~lhtb._toml_reader.Reader`; only a feature lhtb does
+recorded on the :class:`~lhtb.task._toml_reader.Reader`; only a feature lhtb does
 not run raises at once (:class:`~lhtb.errors.UnsupportedFeatureError`).
 """
 
@@ -15,12 +15,8 @@ from typing import Any
 
 import attrs
 
-from lhtb._task_environment import ENVIRONMENT_KEYS, parse_environment
-from lhtb._task_network import NETWORK_KEYS, check_phase_network, check_verifier_collect
-from lhtb._task_steps import check_step_task, parse_steps
-from lhtb._toml_lines import dotted
-from lhtb._toml_reader import Reader, Section, describe
-from lhtb.task import (
+from lhtb.task._environment import ENVIRONMENT_KEYS, parse_environment
+from lhtb.task._model import (
     AgentConfig,
     Artifact,
     ContinueMode,
@@ -35,6 +31,10 @@ from lhtb.task import (
     VerifierConfig,
     Visibility,
 )
+from lhtb.task._network import NETWORK_KEYS, check_phase_network, check_verifier_collect
+from lhtb.task._steps import check_step_task, parse_steps
+from lhtb.task._toml_lines import dotted
+from lhtb.task._toml_reader import Reader, Section, describe
 
 __all__ = ["KEY_HOMES", "TaskToml", "parse_task_toml"]
 

@@ -17,9 +17,9 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
-from lhtb._toml_lines import KeyPath, dotted, line_of
 from lhtb.errors import TaskFormatError, UnsupportedFeatureError
-from lhtb.task import _TEMPLATE
+from lhtb.task._model import _TEMPLATE
+from lhtb.task._toml_lines import KeyPath, dotted, line_of
 
 __all__ = ["Reader", "Section", "closest", "describe"]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 
-from lhtb._toml_reader import Section
+from lhtb.task._toml_reader import Section
 
 __all__ = ["NETWORK_KEYS", "check_phase_network", "check_verifier_collect", "network_access"]
 

@@ -18,10 +18,6 @@ import attrs
 import tomlkit
 import tomlkit.exceptions
 
-from lhtb._task_files import strip_canary, task_checksum
-from lhtb._task_toml import KEY_HOMES, TaskToml, parse_task_toml
-from lhtb._toml_lines import dotted, first_redefinition, key_lines
-from lhtb._toml_reader import Reader
 from lhtb._util.log import get_logger
 from lhtb.errors import (
     TaskFormatError,
@@ -29,7 +25,11 @@ from lhtb.errors import (
     TaskNotFoundError,
     UnsupportedFeatureError,
 )
-from lhtb.task import Step, Task
+from lhtb.task._files import strip_canary, task_checksum
+from lhtb.task._model import Step, Task
+from lhtb.task._toml import KEY_HOMES, TaskToml, parse_task_toml
+from lhtb.task._toml_lines import dotted, first_redefinition, key_lines
+from lhtb.task._toml_reader import Reader
 
 __all__ = ["load_runnable_tasks", "load_task", "load_tasks"]
 

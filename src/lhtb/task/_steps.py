@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 
-from lhtb._toml_lines import dotted
-from lhtb._toml_reader import Section, describe
-from lhtb.task import AgentConfig, IsolationMode, Step, VerifierConfig
+from lhtb.task._model import AgentConfig, IsolationMode, Step, VerifierConfig
+from lhtb.task._toml_lines import dotted
+from lhtb.task._toml_reader import Section, describe
 
 __all__ = ["STEP_KEYS", "check_step_task", "parse_steps"]
 
