@@ -13,9 +13,9 @@ import anyio
 import pytest
 
 import lhtb
-from lhtb import images
 from lhtb.agents.nop import NopAgent
 from lhtb.errors import SandboxError, SetupError
+from lhtb.images import _bootstrap as images
 from lhtb.sandbox import _compose, _compose_harbor
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.docker import DockerBackend

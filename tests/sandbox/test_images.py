@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from lhtb import _base_recipes, images
 from lhtb.cli import main
 from lhtb.errors import BackendUnavailableError
 from lhtb.images import BaseImageAction, bootstrap_base_images, dockerfile_bases, find_dockerfiles
+from lhtb.images import _bootstrap as images
+from lhtb.images import _recipes as _base_recipes
 
 
 def test_bases_skip_stages_and_scratch() -> None:

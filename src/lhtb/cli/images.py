@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from lhtb.errors import LhtbError
-from lhtb.images import BaseImageAction, bootstrap_base_images
+from lhtb.images._bootstrap import BaseImageAction, bootstrap_base_images
 
 __all__ = ["images"]
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import anyio.to_thread
 
-from lhtb._base_recipes import how_to_get
 from lhtb.errors import SetupError
+from lhtb.images._recipes import how_to_get
 from lhtb.sandbox._docker_images import (
     ENV_IMAGE_REPO,
     build_key,
@@ -36,7 +36,7 @@ async def built_images(
     Raises:
         SetupError: images are missing and nothing can make them (all named at once).
     """
-    from lhtb.images import (  # noqa: PLC0415
+    from lhtb.images._bootstrap import (  # noqa: PLC0415
         dockerfile_images,
         make_images_available,
         normalise_image,

@@ -15,9 +15,9 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from lhtb._docker_build import StreamedBuild
 from lhtb._util.log import get_logger
 from lhtb.errors import SandboxError, SetupError
+from lhtb.images._build import StreamedBuild
 
 __all__ = [
     "ENV_IMAGE_REPO",

@@ -29,15 +29,15 @@ import anyio
 import anyio.to_thread
 import attrs
 
-from lhtb._base_recipes import how_to_get
 from lhtb._util.log import get_logger
 from lhtb.errors import BackendUnavailableError, SandboxError, SetupError
-from lhtb.images import (
+from lhtb.images._bootstrap import (
     DockerfileImages,
     dockerfile_images,
     make_images_available,
     normalise_image,
 )
+from lhtb.images._recipes import how_to_get
 from lhtb.sandbox import _compose
 from lhtb.sandbox._channel import DEFAULT_CHANNEL_SETTINGS, ChannelSettings
 from lhtb.sandbox._docker_images import (

@@ -3,7 +3,7 @@
 Where no registry is reachable, ``docker build`` fails on the first ``FROM``.
 :func:`bootstrap_base_images` scans task Dockerfiles for their bases and, for
 each one missing locally, tries a short pull; when that fails it makes the
-image when it has a recipe (:mod:`lhtb._base_recipes`): Debian releases from
+image when it has a recipe (:mod:`lhtb.images._recipes`): Debian releases from
 Debian's archive (``debootstrap`` + ``docker import``), ``python:3.X[-slim]``
 from Debian's Python packages, ``ubuntu:*`` when an Ubuntu archive answers.
 Otherwise the error says exactly which images to load and how. Images already
@@ -25,10 +25,10 @@ import anyio
 import anyio.to_thread
 import attrs
 
-from lhtb._base_recipes import DEBIAN_ALIASES, Recipe, how_to_get, make, recipe_for
-from lhtb._docker_build import CancelToken
 from lhtb._util.log import get_logger
 from lhtb.errors import BackendUnavailableError
+from lhtb.images._build import CancelToken
+from lhtb.images._recipes import DEBIAN_ALIASES, Recipe, how_to_get, make, recipe_for
 
 __all__ = [
     "DEBIAN_ALIASES",

@@ -18,9 +18,9 @@ from typing import Any
 
 import attrs
 
-from lhtb._docker_build import CancelToken, StreamedBuild
 from lhtb._util.log import get_logger
 from lhtb.errors import BackendUnavailableError
+from lhtb.images._build import CancelToken, StreamedBuild
 
 __all__ = [
     "DEBIAN_ALIASES",
