@@ -24,7 +24,7 @@ from lhtb.errors import GradeInputError, SetupError, UnsupportedFeatureError
 from lhtb.sandbox._compose import find_compose_file
 from lhtb.sandbox._local_dockerfile import parse_dockerfile
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
-from lhtb.sandbox.host_files import extract_to_host
+from lhtb.sandbox.host import extract_to_host
 from lhtb.sandbox.local import LocalSandbox
 from turns import first_turn
 

@@ -233,7 +233,7 @@ async def test_a_run_cancelled_mid_snapshot_pass_leaves_nothing_frozen(
     """Cancelled while a snapshot pass holds the agent's container frozen: the container is
     thawed and removed, and the daemon still runs containers (removing a frozen container
     wedges dockerd)."""
-    from lhtb.sandbox._host_freeze import CGROUP_ROOT, FROZEN_CHILD, CgroupFreezer, _cgroup_dirs
+    from lhtb.sandbox.host._freeze import CGROUP_ROOT, FROZEN_CHILD, CgroupFreezer, _cgroup_dirs
 
     task = lhtb.load_task(
         write_task(tmp_path / "task", isolation="snapshot", test_sh=BLOCKING_TEST_SH)

@@ -57,7 +57,7 @@ from lhtb.errors import (
 )
 from lhtb.sandbox.archive import pack_directory, pack_file, relocate
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec, SnapshotMaker
-from lhtb.sandbox.host_files import extract_to_host, write_host_file
+from lhtb.sandbox.host._files import extract_to_host, write_host_file
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.scoring import Scorecard, check_declared, read_scorecard
 from lhtb.task._model import IsolationMode, Task, resolve_env, verifies_live

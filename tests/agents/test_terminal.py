@@ -17,10 +17,10 @@ from _fake_openai import FakeOpenAI, Reply, call, finish, serve
 import lhtb
 from lhtb.agents import OpenAIAgent
 from lhtb.errors import ExecError, SandboxUnavailableError
-from lhtb.sandbox._screen import PlainScreen
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec, Terminal
 from lhtb.sandbox.docker import DockerBackend
 from lhtb.sandbox.local import LocalBackend
+from lhtb.sandbox.terminal._screen import PlainScreen
 
 GAME = """\
 #!/bin/sh

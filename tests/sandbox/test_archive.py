@@ -17,7 +17,7 @@ from lhtb.sandbox.archive import (
     repack,
     validate_archive,
 )
-from lhtb.sandbox.host_files import extract_to_host, write_host_file
+from lhtb.sandbox.host import extract_to_host, write_host_file
 
 
 def make_tar(*members: tuple[str, str, bytes | str]) -> bytes:

@@ -23,9 +23,9 @@ from lhtb.errors import (
     SetupError,
 )
 from lhtb.sandbox import _compose, _docker_images
-from lhtb.sandbox._host_freeze import CgroupFreezer
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.docker import DockerBackend, DockerSandbox
+from lhtb.sandbox.host._freeze import CgroupFreezer
 from lhtb.task import AgentConfig, EnvironmentConfig, Healthcheck, Task
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]

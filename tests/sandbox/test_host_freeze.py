@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from lhtb.sandbox._host_freeze import FROZEN_CHILD, CgroupFreezer, HostFreezeError
+from lhtb.sandbox.host._freeze import FROZEN_CHILD, CgroupFreezer, HostFreezeError
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ import pytest
 from test_local import local_backend, make_task, run_id
 
 from lhtb.sandbox import _local_sandbox
-from lhtb.sandbox._host_export import Owners
 from lhtb.sandbox.base import SandboxSpec
+from lhtb.sandbox.host._export import Owners
 from lhtb.sandbox.local import LocalBackend, LocalSandbox
 
 __all__ = ["local_backend", "run_id"]

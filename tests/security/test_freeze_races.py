@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 import lhtb
-from lhtb.sandbox._host_freeze import CgroupFreezer
 from lhtb.sandbox.base import SandboxBackend
+from lhtb.sandbox.host._freeze import CgroupFreezer
 
 from ._attack import MARK, AttackAgent, classify, run_modes, task_for
 from .conftest import available, make_backend

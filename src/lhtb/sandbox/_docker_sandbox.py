@@ -36,14 +36,6 @@ from lhtb.sandbox._docker_images import (
 )
 from lhtb.sandbox._docker_staged import ContainerLayer, StagedChanges, commit_container
 from lhtb.sandbox._docker_terminal import start_terminal
-from lhtb.sandbox._host_export import export_on_host
-from lhtb.sandbox._host_freeze import (
-    CgroupFreezer,
-    HostFreezeError,
-    cgroup_procs_file,
-    host_sweep,
-)
-from lhtb.sandbox._tree_usage import check_export_size
 from lhtb.sandbox.archive import repack, validate_archive
 from lhtb.sandbox.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -56,6 +48,9 @@ from lhtb.sandbox.base import (
     Terminal,
     agent_exec_user,
 )
+from lhtb.sandbox.host._export import export_on_host
+from lhtb.sandbox.host._freeze import CgroupFreezer, HostFreezeError, cgroup_procs_file, host_sweep
+from lhtb.sandbox.host._tree_usage import check_export_size
 
 if TYPE_CHECKING:
     from lhtb.sandbox.docker import DockerBackend
@@ -372,7 +367,7 @@ class DockerSandbox(ManagedSandbox):
         When the daemon is local the host does it (nothing in the container is
         trusted: an agent may have replaced ``/bin/sh``): through the container's
         freezer cgroup, init included, confirmed by the kernel
-        (:class:`~lhtb.sandbox._host_freeze.CgroupFreezer`), else by a SIGSTOP
+        (:class:`~lhtb.sandbox.host._freeze.CgroupFreezer`), else by a SIGSTOP
         sweep over the container's cgroup. A remote daemon gets the in-container
         sweep (``_scripts.FREEZE_SCRIPT``), which cannot stop the init (see
         docs/isolation.md).

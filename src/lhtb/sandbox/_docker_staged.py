@@ -25,7 +25,7 @@ import attrs
 
 from lhtb.errors import ArchiveError, SandboxError
 from lhtb.sandbox._docker_images import LABEL_ROLE, LABEL_RUN, LABEL_TASK, sanitise_name
-from lhtb.sandbox._local_root import copy_tree, remove_tree, tree_size
+from lhtb.sandbox.host._trees import copy_tree, remove_tree, tree_size
 
 if TYPE_CHECKING:
     from lhtb.sandbox.docker import DockerBackend

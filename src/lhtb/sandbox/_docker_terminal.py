@@ -26,9 +26,9 @@ import anyio
 import anyio.to_thread
 
 from lhtb.errors import ExecError, SandboxUnavailableError
-from lhtb.sandbox._screen import PlainScreen
-from lhtb.sandbox._terminal_base import READ_CHUNK, ScreenTerminal, TerminalSettings, shell_argv
 from lhtb.sandbox.base import Command, ExecResult
+from lhtb.sandbox.terminal._base import READ_CHUNK, ScreenTerminal, TerminalSettings, shell_argv
+from lhtb.sandbox.terminal._screen import PlainScreen
 
 __all__ = ["DockerTerminal", "start_terminal"]
 

@@ -21,7 +21,7 @@ from typing import IO, Any
 
 from lhtb.errors import SandboxError
 from lhtb.sandbox._local_cgroups import Freezer, Limits, process_alive
-from lhtb.sandbox._local_root import remove_tree
+from lhtb.sandbox.host._trees import remove_tree
 
 __all__ = [
     "FIX_USERNS",

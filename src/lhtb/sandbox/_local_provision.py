@@ -25,8 +25,9 @@ import anyio.to_thread
 
 from lhtb.errors import SandboxError
 from lhtb.sandbox import _local_dockerfile as dockerfile
-from lhtb.sandbox._local_root import ImageMeta, remove_tree
+from lhtb.sandbox._local_root import ImageMeta
 from lhtb.sandbox.base import SandboxSpec
+from lhtb.sandbox.host._trees import remove_tree
 from lhtb.task._model import Task
 
 if TYPE_CHECKING:

@@ -20,27 +20,21 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import subprocess
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
 import attrs
 
-from lhtb.errors import SandboxError
-from lhtb.sandbox._tree_usage import tree_usage
 from lhtb.task._model import Task
 
 __all__ = [
     "IMAGE_PREFIX",
     "ImageMeta",
-    "copy_tree",
     "default_state_root",
     "mask_paths",
     "open_episode_dirs",
-    "remove_tree",
     "system_dirs",
-    "tree_size",
 ]
 
 IMAGE_PREFIX = "lhtb-local:"
@@ -228,38 +222,3 @@ class ImageMeta:
     def load(cls, directory: Path) -> ImageMeta:
         data: dict[str, Any] = json.loads((directory / "image.json").read_text())
         return cls(**data)
-
-
-def copy_tree(source: Path, target: Path, *, into: bool = False) -> None:
-    """Copy a layer with ``cp -a`` (keeps owners, modes, xattrs, whiteout devices, links);
-    ``into``: what ``source`` holds, into the existing directory ``target``.
-
-    Raises:
-        SandboxError: the copy failed.
-    """
-    origin = f"{source}/." if into else str(source)
-    result = subprocess.run(
-        ["cp", "-a", "--", origin, str(target)], capture_output=True, check=False
-    )
-    if result.returncode != 0:
-        raise SandboxError(
-            f"copying layer {source} failed: {result.stderr.decode(errors='replace').strip()}",
-            where=str(target),
-            fix=f"Check the free disk space where {target} is",
-        )
-
-
-def tree_size(path: Path) -> int:
-    """Apparent size of every file under ``path`` (sparse files count in full)."""
-    return tree_usage(os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC), ".")[0]
-
-
-def remove_tree(path: Path) -> None:
-    """Remove a directory tree of any depth, including overlay work directories left
-    with mode 000."""
-    if not path.exists() and not path.is_symlink():
-        return
-    subprocess.run(["rm", "-rf", "--", str(path)], capture_output=True, check=False)
-    if path.exists():
-        subprocess.run(["chmod", "-R", "u+rwx", "--", str(path)], capture_output=True, check=False)
-        subprocess.run(["rm", "-rf", "--", str(path)], capture_output=True, check=False)

@@ -25,11 +25,9 @@ import anyio.to_thread
 from lhtb._util.log import get_logger
 from lhtb.errors import ArchiveError, ExecError, SandboxError, SandboxUnavailableError
 from lhtb.sandbox import _scripts
-from lhtb.sandbox._host_export import Owners, export_on_host
 from lhtb.sandbox._local_cgroups import Freezer
 from lhtb.sandbox._local_exec import InitError, RawExec, request, run_exec
 from lhtb.sandbox._local_process import stop_sandbox_sync
-from lhtb.sandbox._tree_usage import check_export_size
 from lhtb.sandbox.archive import repack, validate_archive
 from lhtb.sandbox.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -41,6 +39,8 @@ from lhtb.sandbox.base import (
     Terminal,
     agent_exec_user,
 )
+from lhtb.sandbox.host._export import Owners, export_on_host
+from lhtb.sandbox.host._tree_usage import check_export_size
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -278,7 +278,7 @@ class LocalSandbox(ManagedSandbox):
 
     async def export(self, paths: Sequence[str], *, exclude: Sequence[str] = ()) -> bytes:
         """A tar of ``paths`` (names relative to ``/``), read by the host through the
-        init's root (:mod:`~lhtb.sandbox._host_export`; a capture's pause has no time
+        init's root (:mod:`~lhtb.sandbox.host._export`; a capture's pause has no time
         for a command), else made by ``tar`` inside the sandbox.
 
         Raises:

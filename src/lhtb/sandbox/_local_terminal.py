@@ -24,9 +24,9 @@ import anyio.to_thread
 
 from lhtb.errors import ExecError, SandboxUnavailableError
 from lhtb.sandbox._local_exec import InitError, start_tty
-from lhtb.sandbox._screen import PlainScreen
-from lhtb.sandbox._terminal_base import READ_CHUNK, ScreenTerminal, TerminalSettings, shell_argv
 from lhtb.sandbox.base import Command
+from lhtb.sandbox.terminal._base import READ_CHUNK, ScreenTerminal, TerminalSettings, shell_argv
+from lhtb.sandbox.terminal._screen import PlainScreen
 
 if TYPE_CHECKING:
     from lhtb.sandbox._local_sandbox import LocalSandbox

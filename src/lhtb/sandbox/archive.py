@@ -17,7 +17,7 @@ on the first broken rule:
 
 Backends use :func:`validate_archive` before handing an archive to their own
 extractor (e.g. Docker's ``put_archive``); what is copied *to the host* goes
-through :func:`lhtb.sandbox.host_files.extract_to_host`, which keeps regular
+through :func:`lhtb.sandbox.host.extract_to_host`, which keeps regular
 files and directories only. :func:`repack` turns per-path archives into one whose
 member names are relative to ``/``, applying exclusions and the same caps.
 """

@@ -56,9 +56,9 @@ from lhtb.sandbox._docker_images import (
 from lhtb.sandbox._docker_sandbox import DockerAgentSandbox, DockerSandbox, translate_errors
 from lhtb.sandbox._docker_staged import remove_staged
 from lhtb.sandbox._healthcheck import wait_healthy
-from lhtb.sandbox._host_freeze import thaw_before_removal
 from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
 from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
+from lhtb.sandbox.host._freeze import thaw_before_removal
 from lhtb.task._model import Task, resolve_env
 
 __all__ = ["DockerAgentSandbox", "DockerBackend", "DockerSandbox", "DockerSettings"]

@@ -55,16 +55,14 @@ from lhtb.sandbox._local_root import (
     IMAGE_PREFIX,
     PASSWORD_FILES,
     ImageMeta,
-    copy_tree,
     default_state_root,
     mask_paths,
-    remove_tree,
     system_dirs,
-    tree_size,
 )
 from lhtb.sandbox._local_sandbox import LocalAgentSandbox, LocalSandbox
 from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
 from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
+from lhtb.sandbox.host._trees import copy_tree, remove_tree, tree_size
 from lhtb.task._model import Task, resolve_env
 
 __all__ = ["LocalAgentSandbox", "LocalBackend", "LocalSandbox", "LocalSettings", "check_host"]

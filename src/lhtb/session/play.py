@@ -30,7 +30,7 @@ import anyio.lowlevel
 
 from lhtb.episode import Episode, TurnEnd
 from lhtb.errors import LhtbError, SandboxUnavailableError
-from lhtb.sandbox._terminal_base import ScreenTerminal
+from lhtb.sandbox.terminal._base import ScreenTerminal
 from lhtb.session._play_output import OutputFilter, TerminalWriter
 from lhtb.session._play_shell import new_token, shell_command, shell_env
 from lhtb.session.client import verdict_text

@@ -14,8 +14,8 @@ from collections.abc import Callable
 import anyio
 
 from lhtb.errors import ExecError, SandboxUnavailableError
-from lhtb.sandbox._screen import PlainScreen
 from lhtb.sandbox.base import Command, Terminal
+from lhtb.sandbox.terminal._screen import PlainScreen
 
 __all__ = ["DEFAULT_SHELL", "READ_CHUNK", "ScreenTerminal", "TerminalSettings", "shell_argv"]
 
