@@ -36,9 +36,9 @@ import anyio
 import attrs
 
 import lhtb
-from lhtb.sandbox._channel import ChannelSettings
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.docker import DockerBackend, DockerSandbox, DockerSettings
+from lhtb.sandbox.docker._channel import ChannelSettings
 
 DOCKERFILE = (
     "FROM debian:bookworm-slim\nRUN apt-get update && apt-get install -y --no-install-recommends "

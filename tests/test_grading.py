@@ -21,7 +21,7 @@ import pytest
 import lhtb
 from lhtb.agents import NopAgent, OracleAgent
 from lhtb.errors import GradeInputError, SetupError, UnsupportedFeatureError
-from lhtb.sandbox._compose import find_compose_file
+from lhtb.sandbox._environment import find_compose_file
 from lhtb.sandbox._local_dockerfile import parse_dockerfile
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
 from lhtb.sandbox.host import extract_to_host

@@ -1,4 +1,4 @@
-"""The exec channel (lhtb.sandbox._channel): the helper on its own, then in Docker sandboxes.
+"""The exec channel (lhtb.sandbox.docker._channel): the helper on its own, then in Docker sandboxes.
 
 The conformance suite runs on both Docker paths (see test_conformance.py); these
 tests cover what is specific to the channel: it is really used, concurrency,
@@ -21,11 +21,10 @@ import anyio
 import attrs
 import pytest
 
-from lhtb.sandbox import _channel
-from lhtb.sandbox._channel import FRAME, ChannelBrokenError, ChannelSettings
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.conformance import CONFORMANCE_DOCKERFILE, CONFORMANCE_PYTHON_DOCKERFILE
-from lhtb.sandbox.docker import DockerBackend, DockerSandbox, DockerSettings
+from lhtb.sandbox.docker import DockerBackend, DockerSandbox, DockerSettings, _channel
+from lhtb.sandbox.docker._channel import FRAME, ChannelBrokenError, ChannelSettings
 from lhtb.task import AgentConfig, EnvironmentConfig, Task
 
 RUN_ID = f"test-channel-{uuid.uuid4().hex[:8]}"

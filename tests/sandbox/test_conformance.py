@@ -29,7 +29,7 @@ IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 def conformance_backend(request: pytest.FixtureRequest) -> SandboxBackend:
     """``docker``: an image without python3, so the exec channel falls back to plain
     ``docker exec``; ``docker-channel``: the same image plus python3, commands go
-    through the exec channel (``lhtb.sandbox._channel``)."""
+    through the exec channel (``lhtb.sandbox.docker._channel``)."""
     if request.param.startswith("docker"):
         from lhtb.sandbox.docker import DockerBackend
 

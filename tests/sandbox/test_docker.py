@@ -22,9 +22,9 @@ from lhtb.errors import (
     SandboxUnavailableError,
     SetupError,
 )
-from lhtb.sandbox import _compose, _docker_images
 from lhtb.sandbox.base import SandboxSpec
-from lhtb.sandbox.docker import DockerBackend, DockerSandbox
+from lhtb.sandbox.docker import DockerBackend, DockerSandbox, _compose
+from lhtb.sandbox.docker import _images as _docker_images
 from lhtb.sandbox.host._freeze import CgroupFreezer
 from lhtb.task import AgentConfig, EnvironmentConfig, Healthcheck, Task
 
@@ -539,7 +539,7 @@ async def test_environment_image_is_cached(
     def no_build(*args: Any, **kwargs: Any) -> str:
         raise AssertionError("rebuilt an unchanged environment")
 
-    monkeypatch.setattr("lhtb.sandbox.docker.build_image", no_build)
+    monkeypatch.setattr("lhtb.sandbox.docker._backend.build_image", no_build)
     results = await _gather(backend.prepare(task), backend.prepare(same_task(task)))
     assert results == [tag, tag]  # from the cache (no_build proves it)
     assert docker_client.images.get(tag).id == image_id
@@ -573,7 +573,7 @@ async def test_concurrent_prepares_build_once(
         builds.append(kwargs["tag"])
         return real(*args, **kwargs)
 
-    monkeypatch.setattr("lhtb.sandbox.docker.build_image", counting)
+    monkeypatch.setattr("lhtb.sandbox.docker._backend.build_image", counting)
     tags = await _gather(*(backend.prepare(task) for _ in range(3)))
     assert len(set(tags)) == 1
     assert len(builds) == 1

@@ -16,9 +16,8 @@ import lhtb
 from lhtb.agents.nop import NopAgent
 from lhtb.errors import SandboxError, SetupError
 from lhtb.images import _bootstrap as images
-from lhtb.sandbox import _compose, _compose_harbor
 from lhtb.sandbox.base import SandboxSpec
-from lhtb.sandbox.docker import DockerBackend
+from lhtb.sandbox.docker import DockerBackend, _compose, _compose_harbor
 from lhtb.task import EnvironmentConfig, Task
 
 pytestmark = pytest.mark.anyio

@@ -13,8 +13,8 @@ import pytest
 from test_docker import RUN_ID, backend, env_dir, sandbox, task
 
 from lhtb.errors import ArchiveError
-from lhtb.sandbox import _docker_staged
 from lhtb.sandbox.docker import DockerBackend, DockerSandbox, DockerSettings
+from lhtb.sandbox.docker import _staged as _docker_staged
 
 __all__ = ["backend", "env_dir", "sandbox", "task"]
 

@@ -11,7 +11,7 @@ import pytest
 
 import lhtb
 from lhtb._turn_gate import GatedSandbox
-from lhtb.sandbox._docker_sandbox import DockerSandbox
+from lhtb.sandbox.docker import DockerSandbox
 
 from ._attack import MARK, SECRET, AttackAgent, task_for
 from .conftest import make_backend

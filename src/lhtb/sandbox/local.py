@@ -39,7 +39,7 @@ import attrs
 from lhtb._util.log import get_logger
 from lhtb.errors import ArchiveError, BackendUnavailableError, SandboxError, SetupError
 from lhtb.sandbox import _local_dockerfile as dockerfile
-from lhtb.sandbox._compose import find_compose_file
+from lhtb.sandbox._environment import find_compose_file
 from lhtb.sandbox._healthcheck import wait_healthy
 from lhtb.sandbox._local_cgroups import Freezer, Limits, process_start_time
 from lhtb.sandbox._local_network import start_slirp
@@ -197,7 +197,7 @@ class LocalBackend(SandboxBackend):
             SetupError: the task needs a registry image or compose (Docker only).
             SandboxError: a step failed.
         """
-        from lhtb.sandbox._docker_images import environment_hash  # noqa: PLC0415
+        from lhtb.sandbox._environment import environment_hash  # noqa: PLC0415
 
         self._check()
         where = f"task {task.name}"

@@ -29,7 +29,7 @@ log = get_logger(__name__)
 
 
 def _docker() -> type[SandboxBackend]:
-    from lhtb.sandbox.docker import DockerBackend  # noqa: PLC0415 - lazy: imports the SDK
+    from lhtb.sandbox.docker._backend import DockerBackend  # noqa: PLC0415 - lazy: imports the SDK
 
     return DockerBackend
 

@@ -24,11 +24,11 @@ import anyio.to_thread
 import attrs
 
 from lhtb.errors import ArchiveError, SandboxError
-from lhtb.sandbox._docker_images import LABEL_ROLE, LABEL_RUN, LABEL_TASK, sanitise_name
+from lhtb.sandbox.docker._images import LABEL_ROLE, LABEL_RUN, LABEL_TASK, sanitise_name
 from lhtb.sandbox.host._trees import copy_tree, remove_tree, tree_size
 
 if TYPE_CHECKING:
-    from lhtb.sandbox.docker import DockerBackend
+    from lhtb.sandbox.docker._backend import DockerBackend
 
 __all__ = ["ContainerLayer", "StagedChanges", "commit_container", "remove_staged"]
 

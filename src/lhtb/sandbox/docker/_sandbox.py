@@ -24,18 +24,6 @@ import anyio.to_thread
 from lhtb._util.log import get_logger
 from lhtb.errors import ArchiveError, ExecError, SandboxError, SandboxUnavailableError
 from lhtb.sandbox import _scripts
-from lhtb.sandbox._channel import READ_SCRIPT, ChannelManager
-from lhtb.sandbox._docker_exec import RawExec, run_exec
-from lhtb.sandbox._docker_images import (
-    LABEL_KIND,
-    LABEL_ROLE,
-    LABEL_RUN,
-    LABEL_TASK,
-    SNAPSHOT_REPO,
-    sanitise_name,
-)
-from lhtb.sandbox._docker_staged import ContainerLayer, StagedChanges, commit_container
-from lhtb.sandbox._docker_terminal import start_terminal
 from lhtb.sandbox.archive import repack, validate_archive
 from lhtb.sandbox.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -48,12 +36,24 @@ from lhtb.sandbox.base import (
     Terminal,
     agent_exec_user,
 )
+from lhtb.sandbox.docker._channel import READ_SCRIPT, ChannelManager
+from lhtb.sandbox.docker._exec import RawExec, run_exec
+from lhtb.sandbox.docker._images import (
+    LABEL_KIND,
+    LABEL_ROLE,
+    LABEL_RUN,
+    LABEL_TASK,
+    SNAPSHOT_REPO,
+    sanitise_name,
+)
+from lhtb.sandbox.docker._staged import ContainerLayer, StagedChanges, commit_container
+from lhtb.sandbox.docker._terminal import start_terminal
 from lhtb.sandbox.host._export import export_on_host
 from lhtb.sandbox.host._freeze import CgroupFreezer, HostFreezeError, cgroup_procs_file, host_sweep
 from lhtb.sandbox.host._tree_usage import check_export_size
 
 if TYPE_CHECKING:
-    from lhtb.sandbox.docker import DockerBackend
+    from lhtb.sandbox.docker._backend import DockerBackend
 
 __all__ = ["DockerAgentSandbox", "DockerSandbox", "translate_errors"]
 
@@ -237,7 +237,10 @@ class DockerSandbox(ManagedSandbox):
         timeout: float | None,
         limit: int,
     ) -> ExecResult | None:
-        """Run through the exec channel (see :mod:`lhtb.sandbox._channel`); None: use plain exec."""
+        """Run through the exec channel (see :mod:`lhtb.sandbox.docker._channel`).
+
+        None: use plain exec.
+        """
         channels = self._channel_manager()
         if not channels.active:
             return None
@@ -548,7 +551,7 @@ class DockerSandbox(ManagedSandbox):
 
     async def stage_snapshot(self) -> SnapshotMaker:
         """Frozen by the host: copy the container's changes on the host now, commit them
-        after the thaw (:mod:`~lhtb.sandbox._docker_staged`); else :meth:`snapshot`.
+        after the thaw (:mod:`~lhtb.sandbox.docker._staged`); else :meth:`snapshot`.
 
         Raises:
             ArchiveError: the changes exceed ``DockerSettings.max_snapshot_bytes``.

@@ -11,7 +11,7 @@
   the healthcheck, and labels the container
   ``lhtb.run`` / ``lhtb.role`` / ``lhtb.task``.
 * ``docker-compose.yaml`` environments go through the ``docker compose`` CLI
-  (see :mod:`lhtb.sandbox._compose`).
+  (see :mod:`lhtb.sandbox.docker._compose`).
 * :meth:`DockerBackend.cleanup` removes containers, compose projects and
   snapshot images by label.
 """
@@ -38,9 +38,13 @@ from lhtb.images._bootstrap import (
     normalise_image,
 )
 from lhtb.images._recipes import how_to_get
-from lhtb.sandbox import _compose
-from lhtb.sandbox._channel import DEFAULT_CHANNEL_SETTINGS, ChannelSettings
-from lhtb.sandbox._docker_images import (
+from lhtb.sandbox._environment import environment_hash, find_compose_file
+from lhtb.sandbox._healthcheck import wait_healthy
+from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
+from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
+from lhtb.sandbox.docker import _compose
+from lhtb.sandbox.docker._channel import DEFAULT_CHANNEL_SETTINGS, ChannelSettings
+from lhtb.sandbox.docker._images import (
     LABEL_HASH,
     LABEL_KIND,
     LABEL_ROLE,
@@ -48,20 +52,16 @@ from lhtb.sandbox._docker_images import (
     LABEL_TASK,
     build_image,
     build_key,
-    environment_hash,
     environment_tag,
     image_id,
     sanitise_name,
 )
-from lhtb.sandbox._docker_sandbox import DockerAgentSandbox, DockerSandbox, translate_errors
-from lhtb.sandbox._docker_staged import remove_staged
-from lhtb.sandbox._healthcheck import wait_healthy
-from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
-from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
+from lhtb.sandbox.docker._sandbox import DockerSandbox, translate_errors
+from lhtb.sandbox.docker._staged import remove_staged
 from lhtb.sandbox.host._freeze import thaw_before_removal
 from lhtb.task._model import Task, resolve_env
 
-__all__ = ["DockerAgentSandbox", "DockerBackend", "DockerSandbox", "DockerSettings"]
+__all__ = ["DockerBackend", "DockerSettings"]
 
 log = get_logger(__name__)
 T = TypeVar("T")
@@ -104,7 +104,7 @@ class DockerSettings:
     exec_channel: bool = True
     """Run agent-phase commands through a persistent in-sandbox helper (a few ms each
     instead of a ``docker exec``); images without ``python3`` fall back automatically.
-    See :mod:`lhtb.sandbox._channel`."""
+    See :mod:`lhtb.sandbox.docker._channel`."""
     channel: ChannelSettings = DEFAULT_CHANNEL_SETTINGS
     """Timeouts and limits of the exec channel."""
 
@@ -166,7 +166,7 @@ class DockerBackend(SandboxBackend):
         """
         where = f"task {task.name}"
         directory = self._environment_dir(task, required=not task.environment.docker_image)
-        compose_file = _compose.find_compose_file(directory) if directory else None
+        compose_file = find_compose_file(directory) if directory else None
         if compose_file is not None:
             await anyio.to_thread.run_sync(_compose.require_cli)
             return _compose.reference(compose_file)

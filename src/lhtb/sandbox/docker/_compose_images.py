@@ -10,16 +10,11 @@ import anyio.to_thread
 
 from lhtb.errors import SetupError
 from lhtb.images._recipes import how_to_get
-from lhtb.sandbox._docker_images import (
-    ENV_IMAGE_REPO,
-    build_key,
-    environment_hash,
-    image_id,
-    sanitise_name,
-)
+from lhtb.sandbox._environment import environment_hash
+from lhtb.sandbox.docker._images import ENV_IMAGE_REPO, build_key, image_id, sanitise_name
 
 if TYPE_CHECKING:
-    from lhtb.sandbox.docker import DockerBackend
+    from lhtb.sandbox.docker._backend import DockerBackend
 
 __all__ = ["built_images"]
 

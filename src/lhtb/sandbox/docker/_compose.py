@@ -1,7 +1,7 @@
 """docker-compose.yaml environments through the Docker Compose v2 CLI.
 
 Kept basic: ``up -d`` under a per-sandbox project name, Harbor's base layer
-under the task's file (see :mod:`lhtb.sandbox._compose_harbor`) and an
+under the task's file (see :mod:`lhtb.sandbox.docker._compose_harbor`) and an
 override file that labels every service and applies the task's limits, env
 and network policy to service ``main`` (the agent's); exec goes straight to
 ``main``'s container through the Engine API like any Docker sandbox; ``down``
@@ -25,24 +25,24 @@ import anyio.to_thread
 
 from lhtb._util.log import get_logger
 from lhtb.errors import BackendUnavailableError, SandboxError, SetupError
-from lhtb.sandbox import _compose_harbor
-from lhtb.sandbox._compose_images import built_images
-from lhtb.sandbox._docker_images import (
+from lhtb.sandbox.base import SandboxSpec
+from lhtb.sandbox.docker import _compose_harbor
+from lhtb.sandbox.docker._compose_images import built_images
+from lhtb.sandbox.docker._images import (
     ENV_IMAGE_REPO,
     LABEL_KIND,
     LABEL_TASK,
     build_error,
     sanitise_name,
 )
-from lhtb.sandbox.base import SandboxSpec
 
 if TYPE_CHECKING:
-    from lhtb.sandbox.docker import DockerBackend, DockerSandbox
+    from lhtb.sandbox.docker._backend import DockerBackend
+    from lhtb.sandbox.docker._sandbox import DockerSandbox
 
 __all__ = [
     "PROJECT_LABEL",
     "down",
-    "find_compose_file",
     "is_reference",
     "reference",
     "require_cli",
@@ -54,7 +54,6 @@ log = get_logger(__name__)
 PROJECT_LABEL = "com.docker.compose.project"
 MAIN_SERVICE = "main"
 _PREFIX = "compose:"
-_FILENAME = "docker-compose.yaml"
 """The one name Harbor reads; other compose files in environment/ are the task's data."""
 _SETUP_MARKERS = (
     "pull access denied",
@@ -69,16 +68,6 @@ _SETUP_MARKERS = (
 _UP_TIMEOUT_SEC = 900.0
 _DOWN_TIMEOUT_SEC = 120.0
 _PROBE_TIMEOUT_SEC = 20.0
-
-
-def find_compose_file(directory: Path) -> Path | None:
-    """``docker-compose.yaml`` of an environment directory, if it has one.
-
-    As in Harbor, only that name counts and it counts even beside a Dockerfile
-    (which then builds ``main``); ``docker-compose.yml`` or ``compose.yaml`` are data.
-    """
-    path = directory / _FILENAME
-    return path if path.is_file() else None
 
 
 def reference(compose_file: Path) -> str:
@@ -237,8 +226,8 @@ async def start(
             image that is missing, or the healthcheck failed.
         SandboxError: ``up`` failed in a way a retry may fix.
     """
-    from lhtb.sandbox._docker_sandbox import DockerSandbox  # noqa: PLC0415
     from lhtb.sandbox._healthcheck import wait_healthy  # noqa: PLC0415
+    from lhtb.sandbox.docker._sandbox import DockerSandbox  # noqa: PLC0415
 
     where = f"task {spec.task.name} ({spec.role}, compose)"
     project = f"lhtb-{sanitise_name(spec.run_id).replace('/', '-')[:30]}-{uuid.uuid4().hex[:8]}"

@@ -5,7 +5,7 @@ The host does not upload this file. It starts ``python3 -I -S -c BOOTSTRAP N``
 in the container with stdin and stdout attached; the bootstrap reads the next
 ``N`` bytes of stdin (this source) and runs it. Nothing lands on the sandbox's
 filesystem. The helper then speaks the framed protocol of
-:mod:`lhtb.sandbox._channel` on stdin/stdout until stdin closes.
+:mod:`lhtb.sandbox.docker._channel` on stdin/stdout until stdin closes.
 
 Frames, both ways: ``>IIB`` (payload length, request id, type) then the payload.
 

@@ -7,7 +7,6 @@ The blocking functions run in worker threads of :mod:`lhtb.sandbox.docker`;
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,6 @@ __all__ = [
     "build_error",
     "build_image",
     "build_key",
-    "environment_hash",
     "environment_tag",
     "image_id",
     "sanitise_name",
@@ -52,30 +50,6 @@ def sanitise_name(name: str) -> str:
     parts = [_COMPONENT.sub("-", part.lower()).strip("-") for part in name.split("/")]
     cleaned = "/".join(part for part in parts if part)
     return cleaned or "task"
-
-
-def environment_hash(directory: Path) -> str:
-    """SHA-256 over every file's relative path, type, executable bit and content."""
-    digest = hashlib.sha256()
-    root = directory.resolve()
-    entries: list[Path] = []
-    for current, dirnames, filenames in os.walk(root, followlinks=False):
-        dirnames.sort()
-        base = Path(current)
-        entries.extend(base / name for name in dirnames if (base / name).is_symlink())
-        entries.extend(base / name for name in sorted(filenames))
-    for path in sorted(entries, key=lambda p: p.relative_to(root).as_posix()):
-        relative = path.relative_to(root).as_posix()
-        if path.is_symlink():
-            digest.update(f"L\0{relative}\0{path.readlink()}\0".encode())
-            continue
-        executable = os.access(path, os.X_OK)
-        digest.update(f"F\0{relative}\0{int(executable)}\0".encode())
-        with path.open("rb") as handle:
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(b"\0")
-    return digest.hexdigest()
 
 
 def environment_tag(task_name: str, content_hash: str) -> str:

@@ -2,7 +2,7 @@
 
 A plain ``docker exec`` costs an Engine round trip and a process spawn in the
 daemon per command (~70 ms). The channel starts one helper
-(:mod:`lhtb.sandbox._channel_helper`, stdlib Python) in the container through a
+(:mod:`lhtb.sandbox.docker._channel_helper`, stdlib Python) in the container through a
 single exec with stdin attached, then sends every command to it as frames over
 that stream: a few milliseconds per command, many in flight at once.
 
@@ -48,9 +48,9 @@ import attrs
 
 from lhtb._util.log import get_logger
 from lhtb.errors import ExecError, SandboxError
-from lhtb.sandbox._docker_exec import _HEADER as _ENGINE_HEADER
-from lhtb.sandbox._docker_exec import _open_stream
 from lhtb.sandbox.base import ExecResult
+from lhtb.sandbox.docker._exec import _HEADER as _ENGINE_HEADER
+from lhtb.sandbox.docker._exec import _open_stream
 
 __all__ = [
     "DEFAULT_CHANNEL_SETTINGS",
@@ -91,7 +91,7 @@ in the sandbox does not match it), read the helper's source from stdin, run it."
 
 def helper_source() -> bytes:
     """The helper program sent to the container (read from the installed package)."""
-    return resources.files("lhtb.sandbox").joinpath("_channel_helper.py").read_bytes()
+    return resources.files("lhtb.sandbox.docker").joinpath("_channel_helper.py").read_bytes()
 
 
 @attrs.frozen
