@@ -22,10 +22,10 @@ import lhtb
 from lhtb.agents import NopAgent, OracleAgent
 from lhtb.errors import GradeInputError, SetupError, UnsupportedFeatureError
 from lhtb.sandbox._environment import find_compose_file
-from lhtb.sandbox._local_dockerfile import parse_dockerfile
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
 from lhtb.sandbox.host import extract_to_host
 from lhtb.sandbox.local import LocalSandbox
+from lhtb.sandbox.local._dockerfile import parse_dockerfile
 from turns import first_turn
 
 pytestmark = pytest.mark.anyio

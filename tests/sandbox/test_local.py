@@ -29,12 +29,13 @@ from lhtb.errors import (
     SandboxUnavailableError,
     UnsupportedFeatureError,
 )
-from lhtb.sandbox import _local_network, registry
-from lhtb.sandbox._local_cgroups import process_alive
-from lhtb.sandbox._local_dockerfile import parse_dockerfile
-from lhtb.sandbox._local_root import default_state_root
+from lhtb.sandbox import registry
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.local import LocalBackend, LocalSandbox, LocalSettings, check_host
+from lhtb.sandbox.local import _network as _local_network
+from lhtb.sandbox.local._cgroups import process_alive
+from lhtb.sandbox.local._dockerfile import parse_dockerfile
+from lhtb.sandbox.local._root import default_state_root
 from lhtb.task import AgentConfig, EnvironmentConfig, Task
 
 pytestmark = pytest.mark.anyio

@@ -16,10 +16,10 @@ import anyio
 import pytest
 from test_local import local_backend, make_task, run_id
 
-from lhtb.sandbox import _local_sandbox
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.host._export import Owners
 from lhtb.sandbox.local import LocalBackend, LocalSandbox
+from lhtb.sandbox.local import _sandbox as _local_sandbox
 
 __all__ = ["local_backend", "run_id"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from lhtb.sandbox._local_init import apply_masks, scrub_passwords
+from lhtb.sandbox.local._sandbox_init import apply_masks, scrub_passwords
 
 SHADOW = "root:$6$host-hash$abc:19000:0:99999:7:::\nnobody:*:19000::::::\n"
 

@@ -17,8 +17,8 @@ import pytest
 
 from conftest import IN_CI
 from lhtb.errors import SandboxError
-from lhtb.sandbox._local_network import SLIRP, start_slirp
-from lhtb.sandbox._local_process import spawn_init
+from lhtb.sandbox.local._network import SLIRP, start_slirp
+from lhtb.sandbox.local._process import spawn_init
 
 
 def _monitor(tmp_path: Path, body: str) -> str:

@@ -35,7 +35,7 @@ def _docker() -> type[SandboxBackend]:
 
 
 def _local() -> type[SandboxBackend]:
-    from lhtb.sandbox.local import LocalBackend  # noqa: PLC0415 - lazy like docker
+    from lhtb.sandbox.local._backend import LocalBackend  # noqa: PLC0415 - lazy like docker
 
     return LocalBackend
 

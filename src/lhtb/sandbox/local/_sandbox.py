@@ -1,6 +1,6 @@
 """A running local sandbox: exec, files, freeze/thaw, export/import, snapshot, destroy.
 
-Every operation goes through the sandbox's init (see :mod:`lhtb.sandbox._local_init`):
+Every operation goes through the sandbox's init (see :mod:`lhtb.sandbox.local._sandbox_init`):
 commands are forked by it, so they share its namespaces and root. File reads,
 writes and imports are commands too (``cat``, ``tar``) so that paths resolve
 inside the sandbox, never through host symlinks; exports are read by the host
@@ -25,9 +25,6 @@ import anyio.to_thread
 from lhtb._util.log import get_logger
 from lhtb.errors import ArchiveError, ExecError, SandboxError, SandboxUnavailableError
 from lhtb.sandbox import _scripts
-from lhtb.sandbox._local_cgroups import Freezer
-from lhtb.sandbox._local_exec import InitError, RawExec, request, run_exec
-from lhtb.sandbox._local_process import stop_sandbox_sync
 from lhtb.sandbox.archive import repack, validate_archive
 from lhtb.sandbox.base import (
     DEFAULT_OUTPUT_LIMIT,
@@ -41,11 +38,14 @@ from lhtb.sandbox.base import (
 )
 from lhtb.sandbox.host._export import Owners, export_on_host
 from lhtb.sandbox.host._tree_usage import check_export_size
+from lhtb.sandbox.local._cgroups import Freezer
+from lhtb.sandbox.local._exec import InitError, RawExec, request, run_exec
+from lhtb.sandbox.local._process import stop_sandbox_sync
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from lhtb.sandbox.local import LocalBackend
+    from lhtb.sandbox.local._backend import LocalBackend
 
 __all__ = ["LocalAgentSandbox", "LocalSandbox"]
 
@@ -429,7 +429,7 @@ class LocalAgentSandbox:
             SandboxUnavailableError: the sandbox is gone.
             ExecError: an empty command, a size that is not positive, or a failed start.
         """
-        from lhtb.sandbox._local_terminal import start_local_terminal  # noqa: PLC0415
+        from lhtb.sandbox.local._terminal import start_local_terminal  # noqa: PLC0415
 
         self._managed._alive()
         return await start_local_terminal(

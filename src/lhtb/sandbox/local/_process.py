@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from lhtb.errors import SandboxError
-from lhtb.sandbox._local_cgroups import Freezer, Limits, process_alive
 from lhtb.sandbox.host._trees import remove_tree
+from lhtb.sandbox.local._cgroups import Freezer, Limits, process_alive
 
 __all__ = [
     "FIX_USERNS",
@@ -31,7 +31,7 @@ __all__ = [
     "stop_sandbox_sync",
 ]
 
-INIT_SCRIPT = Path(__file__).with_name("_local_init.py")
+INIT_SCRIPT = Path(__file__).with_name("_sandbox_init.py")
 DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 FIX_USERNS = (
     "Run as root, or enable unprivileged user namespaces "

@@ -4,7 +4,7 @@ The build sandbox has network (like ``docker build``) and starts from an empty
 upper layer over the host. ``FROM`` is recorded; ``ARG``/``ENV`` feed later
 steps (``ENV`` persists into the image); ``WORKDIR``/``USER`` apply to later
 steps; ``RUN`` runs inside the overlay; ``COPY``/``ADD`` stream a tar of the
-build context in (see :mod:`lhtb.sandbox._local_dockerfile`). The finished upper
+build context in (see :mod:`lhtb.sandbox.local._dockerfile`). The finished upper
 layer is renamed into the image store atomically, so concurrent builds of one
 task race harmlessly.
 """
@@ -24,15 +24,15 @@ import anyio
 import anyio.to_thread
 
 from lhtb.errors import SandboxError
-from lhtb.sandbox import _local_dockerfile as dockerfile
-from lhtb.sandbox._local_root import ImageMeta
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.host._trees import remove_tree
+from lhtb.sandbox.local import _dockerfile as dockerfile
+from lhtb.sandbox.local._root import ImageMeta
 from lhtb.task._model import Task
 
 if TYPE_CHECKING:
-    from lhtb.sandbox._local_sandbox import LocalSandbox
-    from lhtb.sandbox.local import LocalBackend
+    from lhtb.sandbox.local._backend import LocalBackend
+    from lhtb.sandbox.local._sandbox import LocalSandbox
 
 __all__ = ["provision"]
 

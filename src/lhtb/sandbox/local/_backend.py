@@ -1,17 +1,17 @@
 """The local sandbox backend: Linux namespaces and an overlay of the host, no daemon.
 
-Each sandbox is a long-lived init process (:mod:`lhtb.sandbox._local_init`)
+Each sandbox is a long-lived init process (:mod:`lhtb.sandbox.local._sandbox_init`)
 in its own mount, PID, IPC, UTS and network namespaces: loopback only, plus
 user-mode networking (``slirp4netns``, no access to the host's loopback) when the
 task allows internet. Its root is an overlay: the
 host's ``/`` read-only below, a per-sandbox writable upper above, with fresh
 ``/proc``, ``/sys`` (read-only) and ``/dev``, and the host's sensitive paths
-hidden (see :func:`lhtb.sandbox._local_root.mask_paths`). Commands run with
+hidden (see :func:`lhtb.sandbox.local._root.mask_paths`). Commands run with
 Docker's default capabilities minus ``CAP_MKNOD`` and ``CAP_NET_RAW``. As a normal user the
 sandbox lives in a user namespace mapping its root to the caller.
 
 * :meth:`LocalBackend.prepare` runs the task's Dockerfile subset (see
-  :mod:`lhtb.sandbox._local_dockerfile`) once per content hash of
+  :mod:`lhtb.sandbox.local._dockerfile`) once per content hash of
   ``environment/`` and stores the resulting upper layer as an image.
 * :meth:`LocalBackend.start` copies that layer into a fresh upper and starts
   the init; :meth:`LocalSandbox.snapshot` copies the upper back into an image.
@@ -38,20 +38,23 @@ import attrs
 
 from lhtb._util.log import get_logger
 from lhtb.errors import ArchiveError, BackendUnavailableError, SandboxError, SetupError
-from lhtb.sandbox import _local_dockerfile as dockerfile
 from lhtb.sandbox._environment import find_compose_file
 from lhtb.sandbox._healthcheck import wait_healthy
-from lhtb.sandbox._local_cgroups import Freezer, Limits, process_start_time
-from lhtb.sandbox._local_network import start_slirp
-from lhtb.sandbox._local_process import (
+from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
+from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
+from lhtb.sandbox.host._trees import copy_tree, remove_tree, tree_size
+from lhtb.sandbox.local import _dockerfile as dockerfile
+from lhtb.sandbox.local._cgroups import Freezer, Limits, process_start_time
+from lhtb.sandbox.local._network import start_slirp
+from lhtb.sandbox.local._process import (
     DEFAULT_PATH,
     FIX_USERNS,
     read_json,
     remove_sandbox_sync,
     spawn_init,
 )
-from lhtb.sandbox._local_provision import provision
-from lhtb.sandbox._local_root import (
+from lhtb.sandbox.local._provision import provision
+from lhtb.sandbox.local._root import (
     IMAGE_PREFIX,
     PASSWORD_FILES,
     ImageMeta,
@@ -59,13 +62,10 @@ from lhtb.sandbox._local_root import (
     mask_paths,
     system_dirs,
 )
-from lhtb.sandbox._local_sandbox import LocalAgentSandbox, LocalSandbox
-from lhtb.sandbox.archive import DEFAULT_ARCHIVE_LIMITS, ArchiveLimits
-from lhtb.sandbox.base import ExecResult, SandboxBackend, SandboxSpec
-from lhtb.sandbox.host._trees import copy_tree, remove_tree, tree_size
+from lhtb.sandbox.local._sandbox import LocalSandbox
 from lhtb.task._model import Task, resolve_env
 
-__all__ = ["LocalAgentSandbox", "LocalBackend", "LocalSandbox", "LocalSettings", "check_host"]
+__all__ = ["LocalBackend", "LocalSettings", "check_host"]
 
 log = get_logger(__name__)
 

@@ -23,13 +23,13 @@ import anyio
 import anyio.to_thread
 
 from lhtb.errors import ExecError, SandboxUnavailableError
-from lhtb.sandbox._local_exec import InitError, start_tty
 from lhtb.sandbox.base import Command
+from lhtb.sandbox.local._exec import InitError, start_tty
 from lhtb.sandbox.terminal._base import READ_CHUNK, ScreenTerminal, TerminalSettings, shell_argv
 from lhtb.sandbox.terminal._screen import PlainScreen
 
 if TYPE_CHECKING:
-    from lhtb.sandbox._local_sandbox import LocalSandbox
+    from lhtb.sandbox.local._sandbox import LocalSandbox
 
 __all__ = ["LocalTerminal", "start_local_terminal"]
 
