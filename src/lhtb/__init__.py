@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from lhtb.ray_executor import RayExecutor
     from lhtb.runner import run_episode, run_episode_sync
     from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
+    from lhtb.sandbox._task_sandbox import open_sandbox
     from lhtb.sandbox.local import LocalBackend, LocalSettings
     from lhtb.scoring import Scorecard, Subtask, check_declared, read_scorecard
     from lhtb.task import (
@@ -56,7 +57,6 @@ if TYPE_CHECKING:
         load_tasks,
         verifies_live,
     )
-    from lhtb.task_sandbox import open_sandbox
     from lhtb.usage import Usage, UsageRecorder
     from lhtb.verifier import Verifier
 
@@ -115,7 +115,7 @@ _WHERE: dict[str, str] = {
     "reward_curve": "lhtb.stamina",
     "time_to_threshold_sec": "lhtb.stamina",
     "verifies_live": "lhtb.task",
-    "open_sandbox": "lhtb.task_sandbox",
+    "open_sandbox": "lhtb.sandbox._task_sandbox",
     "read_scorecard": "lhtb.scoring",
     "run_benchmark": "lhtb.benchmark",
     "run_benchmark_sync": "lhtb.benchmark",

@@ -62,10 +62,10 @@ from lhtb.episode import (
 )
 from lhtb.errors import AgentBuildError, LhtbError, SandboxError, SandboxUnavailableError
 from lhtb.feedback import rejection_message
+from lhtb.sandbox._task_sandbox import start_task_sandbox
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.task._model import ContinueMode, IsolationMode, Task, verifies_live
-from lhtb.task_sandbox import start_task_sandbox
 from lhtb.usage import UsageRecorder
 from lhtb.verifier import DEFAULT_KEEP_INPUTS_BYTES, Verifier, prepare_verifier_image
 
