@@ -14,9 +14,9 @@ from lhtb.episode import (
     Timings,
     VerifierPass,
 )
-from lhtb.scoring import Scorecard, Subtask
 from lhtb.task import ContinueMode, IsolationMode, Tier, Visibility
 from lhtb.usage import Usage
+from lhtb.verify import Scorecard, Subtask
 
 START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 CATEGORY = {"t1": "systems", "t2": "systems", "t3": "science"}

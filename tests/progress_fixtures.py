@@ -22,9 +22,9 @@ from lhtb.episode import (
     VerifierPass,
 )
 from lhtb.feedback import rejection_message
-from lhtb.scoring import Scorecard, Subtask
 from lhtb.task import ContinueMode, IsolationMode, Visibility
 from lhtb.usage import Usage
+from lhtb.verify import Scorecard, Subtask
 
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 BUDGET = 1860.0

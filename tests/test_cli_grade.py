@@ -12,7 +12,7 @@ import lhtb
 from lhtb.check import WeakSolutionAgent
 from lhtb.cli import main
 from lhtb.sandbox.base import SandboxBackend
-from lhtb.scoring import read_scorecard
+from lhtb.verify import read_scorecard
 
 REPO = Path(__file__).resolve().parent.parent
 TASK = REPO / "tasks" / "climate-extremes"

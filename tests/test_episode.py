@@ -25,9 +25,9 @@ from lhtb.episode import (
     VerifierPass,
 )
 from lhtb.errors import EpisodeFormatError
-from lhtb.scoring import Scorecard, Subtask
 from lhtb.task import ContinueMode, IsolationMode, Visibility
 from lhtb.usage import Usage
+from lhtb.verify import Scorecard, Subtask
 
 START = datetime(2025, 3, 1, 9, 30, 15, 123456, tzinfo=UTC)
 

@@ -20,13 +20,13 @@ from click.testing import CliRunner
 
 import lhtb
 from lhtb._manifest import open_manifest
-from lhtb._seeds import MAX_SEED, check_seed, derive_seed
 from lhtb._weak_record import read_records
 from lhtb.audit import regrade
 from lhtb.check import check_tasks
 from lhtb.cli import main
 from lhtb.errors import BackendUnavailableError, LhtbError
 from lhtb.sandbox.base import SandboxBackend
+from lhtb.verify._seeds import MAX_SEED, check_seed, derive_seed
 
 IN_CI = os.environ.get("CI", "").lower() in {"1", "true", "yes"}
 UNLUCKY_SEED = 40_001

@@ -11,7 +11,7 @@ from nbclient import NotebookClient
 from rich.console import Console
 
 import lhtb
-from lhtb.scoring import Scorecard, Subtask
+from lhtb.verify import Scorecard, Subtask
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOK = REPO / "examples" / "score_one_task.ipynb"

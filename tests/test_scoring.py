@@ -10,14 +10,9 @@ from typing import Any
 import pytest
 
 from lhtb.errors import RewardFileError, VerifierError
-from lhtb.scoring import (
-    MAX_REWARD_FILE_BYTES,
-    Scorecard,
-    Subtask,
-    check_declared,
-    read_scorecard,
-)
 from lhtb.task import SubtaskSpec, Visibility
+from lhtb.verify import Scorecard, Subtask, check_declared, read_scorecard
+from lhtb.verify._scoring import MAX_REWARD_FILE_BYTES
 
 
 def write(directory: Path, name: str, content: str | bytes | object) -> Path:

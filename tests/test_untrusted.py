@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from lhtb.verifier_kit import lhtb_scorecard as kit
+from lhtb.verify.kit import lhtb_scorecard as kit
 
 REPO = Path(__file__).resolve().parent.parent
 CLIMATE = REPO / "tasks" / "climate-extremes"

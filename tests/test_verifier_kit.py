@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from lhtb.errors import RewardFileError
-from lhtb.scoring import Subtask, read_scorecard
 from lhtb.task import Visibility
-from lhtb.verifier_kit import KIT_DESTINATION, KIT_PATH
-from lhtb.verifier_kit.lhtb_scorecard import DEFAULT_SEED, Scorecard
-from lhtb.verifier_kit.lhtb_scorecard import seed as kit_seed
+from lhtb.verify import Subtask, read_scorecard
+from lhtb.verify.kit import KIT_DESTINATION, KIT_PATH
+from lhtb.verify.kit.lhtb_scorecard import DEFAULT_SEED, Scorecard
+from lhtb.verify.kit.lhtb_scorecard import seed as kit_seed
 
 # -- running the kit for real ------------------------------------------------------------------
 

@@ -12,7 +12,7 @@ import pytest
 
 from lhtb.errors import ExecError
 from lhtb.sandbox.base import ManagedSandbox
-from lhtb.verifier import _workdir_usable
+from lhtb.verify._verifier import _workdir_usable
 
 pytestmark = pytest.mark.anyio
 

@@ -28,10 +28,8 @@ if TYPE_CHECKING:
         EpisodeConfig,
         FeedbackMode,
         Outcome,
-        PassOutcome,
         StepRecord,
         TurnRecord,
-        VerifierPass,
     )
     from lhtb.errors import RayNotInstalledError
     from lhtb.leaderboard import Leaderboard, LeaderboardRow
@@ -40,7 +38,6 @@ if TYPE_CHECKING:
     from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
     from lhtb.sandbox._task_sandbox import open_sandbox
     from lhtb.sandbox.local import LocalBackend, LocalSettings
-    from lhtb.scoring import Scorecard, Subtask, check_declared, read_scorecard
     from lhtb.task import (
         AgentConfig,
         Artifact,
@@ -58,7 +55,15 @@ if TYPE_CHECKING:
         verifies_live,
     )
     from lhtb.usage import Usage, UsageRecorder
-    from lhtb.verifier import Verifier
+    from lhtb.verify import (
+        PassOutcome,
+        Scorecard,
+        Subtask,
+        Verifier,
+        VerifierPass,
+        check_declared,
+        read_scorecard,
+    )
 
 
 _WHERE: dict[str, str] = {
@@ -87,13 +92,13 @@ _WHERE: dict[str, str] = {
     "LocalSettings": "lhtb.sandbox.local",
     "ManagedSandbox": "lhtb.sandbox",
     "Outcome": "lhtb.episode",
-    "PassOutcome": "lhtb.episode",
+    "PassOutcome": "lhtb.verify",
     "RayExecutor": "lhtb.ray_executor",
     "RayNotInstalledError": "lhtb.errors",
     "Sandbox": "lhtb.sandbox",
     "SandboxBackend": "lhtb.sandbox",
-    "Scorecard": "lhtb.scoring",
-    "Subtask": "lhtb.scoring",
+    "Scorecard": "lhtb.verify",
+    "Subtask": "lhtb.verify",
     "Step": "lhtb.task",
     "StepRecord": "lhtb.episode",
     "StepReward": "lhtb.task",
@@ -102,11 +107,11 @@ _WHERE: dict[str, str] = {
     "TurnRecord": "lhtb.episode",
     "Usage": "lhtb.usage",
     "UsageRecorder": "lhtb.usage",
-    "Verifier": "lhtb.verifier",
+    "Verifier": "lhtb.verify",
     "VerifierConfig": "lhtb.task",
-    "VerifierPass": "lhtb.episode",
+    "VerifierPass": "lhtb.verify",
     "Visibility": "lhtb.task",
-    "check_declared": "lhtb.scoring",
+    "check_declared": "lhtb.verify",
     "load_task": "lhtb.task",
     "load_runnable_tasks": "lhtb.task",
     "load_tasks": "lhtb.task",
@@ -116,7 +121,7 @@ _WHERE: dict[str, str] = {
     "time_to_threshold_sec": "lhtb.stamina",
     "verifies_live": "lhtb.task",
     "open_sandbox": "lhtb.sandbox._task_sandbox",
-    "read_scorecard": "lhtb.scoring",
+    "read_scorecard": "lhtb.verify",
     "run_benchmark": "lhtb.benchmark",
     "run_benchmark_sync": "lhtb.benchmark",
     "run_episode": "lhtb.runner",

@@ -3,7 +3,7 @@
 Every ``interval_sec`` of the budget clock, while a turn is running, the
 checkpointer holds the agent's sandbox handle (new calls wait; writes under
 way finish first), freezes the sandbox, takes what a verifier pass would grade
-(:meth:`Verifier.capture <lhtb.verifier.Verifier.capture>`: the artifacts in
+(:meth:`Verifier.capture <lhtb.verify.Verifier.capture>`: the artifacts in
 ``separate`` isolation, a snapshot otherwise), thaws it and lets the calls
 go on. The capture is then graded in a fresh verifier sandbox in the
 background, with the episode's seed, while the agent works on. The agent is
@@ -36,7 +36,7 @@ from lhtb.episode import Checkpoint
 from lhtb.errors import LhtbError, SandboxUnavailableError
 from lhtb.sandbox.base import ManagedSandbox
 from lhtb.task._model import Task
-from lhtb.verifier import Capture, Verifier
+from lhtb.verify._verifier import Capture, Verifier
 
 __all__ = ["Checkpointer", "checkpoint_interval"]
 

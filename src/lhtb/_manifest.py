@@ -20,8 +20,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from lhtb._seeds import random_seed
 from lhtb.errors import LhtbError, RunConfigChangedError, RunLockedError
+from lhtb.verify._seeds import random_seed
 
 __all__ = [
     "MANIFEST_NAME",

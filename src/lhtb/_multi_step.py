@@ -22,12 +22,13 @@ from typing import TYPE_CHECKING
 import anyio
 import attrs
 
-from lhtb.episode import Outcome, PassOutcome, StepRecord, TurnEnd, VerifierPass
+from lhtb.episode import Outcome, StepRecord, TurnEnd
 from lhtb.errors import LhtbError
 from lhtb.sandbox.archive import pack_directory
 from lhtb.sandbox.base import ManagedSandbox
 from lhtb.task._model import Step, StepReward, Task
-from lhtb.verifier import Verifier
+from lhtb.verify._pass import PassOutcome, VerifierPass
+from lhtb.verify._verifier import Verifier
 
 if TYPE_CHECKING:
     from lhtb.runner import _Runner

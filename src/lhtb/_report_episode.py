@@ -20,8 +20,9 @@ from lhtb._report_tables import num
 from lhtb._report_timeline import timeline
 from lhtb._report_trajectory import pre, trajectory
 from lhtb._svg import minutes_label
-from lhtb.episode import Episode, VerifierPass
+from lhtb.episode import Episode
 from lhtb.stamina import has_curve, normalised_auc, time_to_threshold_sec
+from lhtb.verify._pass import VerifierPass
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _OPEN_ROWS = 8

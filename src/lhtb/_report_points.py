@@ -14,8 +14,9 @@ from typing import Literal
 
 import attrs
 
-from lhtb.episode import Episode, PassOutcome
-from lhtb.scoring import Scorecard
+from lhtb.episode import Episode
+from lhtb.verify._pass import PassOutcome
+from lhtb.verify._scoring import Scorecard
 
 
 @attrs.frozen

@@ -10,9 +10,9 @@ import attrs
 
 from lhtb import _progress
 from lhtb._executor import EpisodeExecutor, EpisodeJob
-from lhtb._seeds import derive_seed
 from lhtb._slots import Slot
 from lhtb.episode import Episode
+from lhtb.verify._seeds import derive_seed
 
 __all__ = ["Backoff", "StartGate", "Sweep"]
 

@@ -30,8 +30,8 @@ from lhtb.benchmark import run_benchmark
 from lhtb.episode import Episode
 from lhtb.errors import LhtbError
 from lhtb.sandbox.base import SandboxBackend
-from lhtb.scoring import Scorecard
 from lhtb.task._model import DEFAULT_WEAK_MAX_REWARD, Task, Visibility
+from lhtb.verify._scoring import Scorecard
 
 __all__ = [
     "SPREAD_SEEDS",

@@ -23,15 +23,16 @@ from pathlib import Path
 import anyio
 import attrs
 
-from lhtb._seeds import check_seed, derive_seed
-from lhtb.episode import Episode, VerifierPass
+from lhtb.episode import Episode
 from lhtb.errors import LhtbError
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
-from lhtb.scoring import Scorecard, Subtask
 from lhtb.task._loader import load_task
 from lhtb.task._model import Task
-from lhtb.verifier import Verifier, kept_archives, prepare_verifier_image
+from lhtb.verify._pass import VerifierPass
+from lhtb.verify._scoring import Scorecard, Subtask
+from lhtb.verify._seeds import check_seed, derive_seed
+from lhtb.verify._verifier import Verifier, kept_archives, prepare_verifier_image
 
 __all__ = [
     "Regrade",

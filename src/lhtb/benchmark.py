@@ -28,7 +28,6 @@ from lhtb import _progress
 from lhtb._executor import EpisodeExecutor, InProcessExecutor
 from lhtb._manifest import finish_manifest, hold_lock, open_manifest
 from lhtb._progress import ProgressArg, ProgressReporter
-from lhtb._seeds import check_seed
 from lhtb._slots import (
     AgentMaker,
     AgentsArg,
@@ -48,6 +47,7 @@ from lhtb.leaderboard import Leaderboard
 from lhtb.runner import resolve_feedback
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task._model import Task
+from lhtb.verify._seeds import check_seed
 
 __all__ = [
     "AgentMaker",

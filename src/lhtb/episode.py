@@ -24,9 +24,10 @@ from cattrs.preconf.json import make_converter
 
 from lhtb._util.display import Displayable, View, number
 from lhtb.errors import EpisodeFormatError
-from lhtb.scoring import SUBTASK_HEADERS, Scorecard, subtask_rows
 from lhtb.task._model import ContinueMode, IsolationMode, Tier
 from lhtb.usage import Usage
+from lhtb.verify._pass import KeptInputs, PassOutcome, VerifierPass
+from lhtb.verify._scoring import SUBTASK_HEADERS, Scorecard, subtask_rows
 
 __all__ = [
     "EPISODE_SCHEMA_VERSION",
@@ -87,15 +88,6 @@ class FeedbackMode(enum.StrEnum):
     DIAGNOSTIC = "diagnostic"
 
 
-class PassOutcome(enum.StrEnum):
-    """How one verifier pass ended."""
-
-    PASSED = "passed"
-    FAILED = "failed"
-    ERROR = "error"
-    TIMEOUT = "timeout"
-
-
 class TurnEnd(enum.StrEnum):
     """Why an agent turn ended."""
 
@@ -154,47 +146,6 @@ class TurnRecord:
     feedback: str | None = None
     error: str | None = None
     usage: Usage = attrs.field(factory=Usage)
-
-
-@attrs.frozen
-class KeptInputs:
-    """What a verifier pass graded, kept in the episode directory for re-grading.
-
-    ``path`` (relative to the episode directory) holds the artifact archives
-    handed to the verifier, in order; it is ``None`` when nothing was kept, and
-    ``note`` then says why (over the size cap, refused, an isolation mode
-    whose state is not kept). Each pass replaces the previous pass's files, so
-    only the last pass's inputs are on disk: those of the final verification.
-    """
-
-    path: str | None
-    size_bytes: int = 0
-    note: str | None = None
-
-
-@attrs.frozen
-class VerifierPass:
-    """One verifier pass. ``reward`` is ``None`` when the pass produced none.
-
-    ``log_dir`` is the pass's folder (test output, logs, scorecard), relative
-    to the episode directory (the verifier's ``output_dir``); ``seed`` is the
-    grading seed the tests got as ``$LHTB_SEED``. ``elapsed_sec`` is the
-    budget clock when the graded state was taken (the agent's stop), the clock
-    checkpoints are timed on; ``None`` in records written before lhtb kept it.
-    """
-
-    number: int
-    started_at: datetime
-    duration_sec: float
-    outcome: PassOutcome
-    reward: float | None = None
-    scorecard: Scorecard | None = None
-    error: str | None = None
-    log_dir: str | None = None
-    final: bool = False
-    seed: int | None = None
-    inputs: KeptInputs | None = None
-    elapsed_sec: float | None = None
 
 
 @attrs.frozen

@@ -9,8 +9,8 @@ not comparable.
 from __future__ import annotations
 
 from lhtb.episode import FeedbackMode
-from lhtb.scoring import Scorecard
 from lhtb.task._model import Visibility
+from lhtb.verify._scoring import Scorecard
 
 __all__ = ["rejection_message"]
 

@@ -42,7 +42,6 @@ from lhtb._events import EventLog
 from lhtb._failures import classify
 from lhtb._multi_step import run_steps
 from lhtb._progress import EpisodeProgress, ProgressArg
-from lhtb._seeds import check_seed, random_seed
 from lhtb._solution import stage_solution, uses_solution
 from lhtb._turn_gate import GatedSandbox
 from lhtb._util.blocking import run_blocking
@@ -53,12 +52,10 @@ from lhtb.episode import (
     EpisodeConfig,
     FeedbackMode,
     Outcome,
-    PassOutcome,
     StepRecord,
     Timings,
     TurnEnd,
     TurnRecord,
-    VerifierPass,
 )
 from lhtb.errors import AgentBuildError, LhtbError, SandboxError, SandboxUnavailableError
 from lhtb.feedback import rejection_message
@@ -67,7 +64,9 @@ from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.task._model import ContinueMode, IsolationMode, Task, verifies_live
 from lhtb.usage import UsageRecorder
-from lhtb.verifier import DEFAULT_KEEP_INPUTS_BYTES, Verifier, prepare_verifier_image
+from lhtb.verify._pass import PassOutcome, VerifierPass
+from lhtb.verify._seeds import check_seed, random_seed
+from lhtb.verify._verifier import DEFAULT_KEEP_INPUTS_BYTES, Verifier, prepare_verifier_image
 
 __all__ = [
     "AGENT_CANCEL_GRACE_SEC",

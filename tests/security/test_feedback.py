@@ -13,8 +13,8 @@ from lhtb.errors import LhtbError
 from lhtb.feedback import rejection_message
 from lhtb.runner import FEEDBACK_ENV, resolve_feedback
 from lhtb.sandbox.base import SandboxBackend
-from lhtb.scoring import Scorecard, Subtask
 from lhtb.task import Visibility
+from lhtb.verify import Scorecard, Subtask
 
 from ._attack import SECRET, AttackAgent
 

@@ -109,7 +109,7 @@ async def test_host_side_freeze_survives_a_replaced_shell(
 async def test_without_artifact_confinement_a_link_reads_the_hidden_answer(
     attack_task: lhtb.Task, tmp_path: Path, run_id: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(lhtb.verifier, "confine", lambda archive, source: archive)
+    monkeypatch.setattr("lhtb.verify._verifier.confine", lambda archive, source: archive)
     task = task_for(attack_task, "separate")
     episode = await _run(task, LinkToVerifierFile(), tmp_path, run_id, max_passes=1)
     assert episode.reward == 1.0  # protected: refused, 0.0

@@ -10,12 +10,12 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from lhtb._seeds import MAX_SEED
-from lhtb.episode import VerifierPass
 from lhtb.errors import LhtbError
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.task._loader import load_task
-from lhtb.verifier import Verifier
+from lhtb.verify._pass import VerifierPass
+from lhtb.verify._seeds import MAX_SEED
+from lhtb.verify._verifier import Verifier
 
 
 def scorecard_table(result: VerifierPass) -> Table:

@@ -12,7 +12,6 @@ from typing import Any, TypeVar
 import anyio
 import click
 
-from lhtb._seeds import MAX_SEED
 from lhtb.episode import Episode, FeedbackMode
 from lhtb.errors import LhtbError
 from lhtb.sandbox.registry import available_backends
@@ -20,6 +19,7 @@ from lhtb.session.client import SessionClient, resolve_session, verdict_text
 from lhtb.session.core import Session
 from lhtb.task._loader import load_task
 from lhtb.task._model import Task
+from lhtb.verify._seeds import MAX_SEED
 
 F = TypeVar("F", bound=Callable[..., Any])
 

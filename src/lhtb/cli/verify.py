@@ -10,10 +10,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from lhtb._seeds import MAX_SEED
 from lhtb.audit import Regrade, other_seeds, read_episode, regrade
-from lhtb.episode import VerifierPass
 from lhtb.errors import LhtbError
+from lhtb.verify._pass import VerifierPass
+from lhtb.verify._seeds import MAX_SEED
 
 
 def _reward(value: float | None) -> str:

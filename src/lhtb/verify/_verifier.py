@@ -43,11 +43,7 @@ from pathlib import Path
 import anyio
 import attrs
 
-from lhtb._artifacts import confine, non_directory_root
-from lhtb._host_files import ArtifactFiles, ArtifactSource, host_files
-from lhtb._seeds import SEED_ENV, check_seed, random_seed
 from lhtb._util.log import get_logger
-from lhtb.episode import KeptInputs, PassOutcome, VerifierPass
 from lhtb.errors import (
     ArchiveError,
     ExecError,
@@ -59,9 +55,13 @@ from lhtb.sandbox.archive import pack_directory, pack_file, relocate
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec, SnapshotMaker
 from lhtb.sandbox.host._files import extract_to_host, write_host_file
 from lhtb.sandbox.registry import resolve_backend
-from lhtb.scoring import Scorecard, check_declared, read_scorecard
 from lhtb.task._model import IsolationMode, Task, resolve_env, verifies_live
-from lhtb.verifier_kit import KIT_PATH
+from lhtb.verify._artifacts import confine, non_directory_root
+from lhtb.verify._host_files import ArtifactFiles, ArtifactSource, host_files
+from lhtb.verify._pass import KeptInputs, PassOutcome, VerifierPass
+from lhtb.verify._scoring import Scorecard, check_declared, read_scorecard
+from lhtb.verify._seeds import SEED_ENV, check_seed, random_seed
+from lhtb.verify.kit import KIT_PATH
 
 __all__ = [
     "DEFAULT_KEEP_INPUTS_BYTES",
@@ -231,7 +231,7 @@ class Verifier:
         """Freeze ``sandbox``, verify its state, and thaw it unless ``final``.
 
         The graded inputs replace the previous pass's under ``final-inputs/``
-        in the episode directory (see :class:`~lhtb.episode.KeptInputs`).
+        in the episode directory (see :class:`~lhtb.verify._pass.KeptInputs`).
         Sandbox failures propagate as :class:`~lhtb.errors.SandboxError` (an
         infrastructure problem); a bad or missing reward is recorded in the pass.
         """
