@@ -15,8 +15,6 @@ import re
 from pathlib import Path
 
 import attrs
-import tomlkit
-import tomlkit.exceptions
 
 from lhtb._util.log import get_logger
 from lhtb.errors import (
@@ -193,6 +191,9 @@ def _load(root: Path) -> tuple[Task | None, list[TaskFormatError]]:
                 f"not valid UTF-8 ({error.reason})", path=toml_path, fix="Save it as UTF-8"
             )
         ]
+    import tomlkit  # noqa: PLC0415 - loaded when a task is read, not with `lhtb.task`
+    import tomlkit.exceptions  # noqa: PLC0415
+
     try:
         document = tomlkit.parse(source)
     except tomlkit.exceptions.ParseError as error:
