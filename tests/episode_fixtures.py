@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from lhtb.agents import Usage
 from lhtb.episode import (
     Episode,
     EpisodeConfig,
@@ -15,7 +16,6 @@ from lhtb.episode import (
     VerifierPass,
 )
 from lhtb.task import ContinueMode, IsolationMode, Tier, Visibility
-from lhtb.usage import Usage
 from lhtb.verify import Scorecard, Subtask
 
 START = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from lhtb.agents import Usage
 from lhtb.episode import (
     Checkpoint,
     Episode,
@@ -23,7 +24,6 @@ from lhtb.episode import (
 )
 from lhtb.feedback import rejection_message
 from lhtb.task import ContinueMode, IsolationMode, Visibility
-from lhtb.usage import Usage
 from lhtb.verify import Scorecard, Subtask
 
 START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)

@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 import pytest
 
+from lhtb.agents import Usage
 from lhtb.episode import (
     EPISODE_SCHEMA_VERSION,
     Checkpoint,
@@ -26,7 +27,6 @@ from lhtb.episode import (
 )
 from lhtb.errors import EpisodeFormatError
 from lhtb.task import ContinueMode, IsolationMode, Visibility
-from lhtb.usage import Usage
 from lhtb.verify import Scorecard, Subtask
 
 START = datetime(2025, 3, 1, 9, 30, 15, 123456, tzinfo=UTC)

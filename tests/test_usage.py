@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from lhtb.usage import Usage, UsageRecorder
+from lhtb.agents import Usage, UsageRecorder
 
 
 def test_empty_usage_costs_nothing() -> None:

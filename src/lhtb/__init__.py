@@ -14,7 +14,7 @@ from lhtb._util.version import __version__
 if TYPE_CHECKING:
     from lhtb import errors
     from lhtb._executor import EpisodeExecutor, EpisodeJob, InProcessExecutor
-    from lhtb.agent import Agent, AgentFactory, AgentLike, Turn
+    from lhtb.agents import Agent, AgentFactory, AgentLike, Turn, Usage, UsageRecorder
     from lhtb.benchmark import (
         Backoff,
         BenchmarkAgent,
@@ -54,7 +54,6 @@ if TYPE_CHECKING:
         load_tasks,
         verifies_live,
     )
-    from lhtb.usage import Usage, UsageRecorder
     from lhtb.verify import (
         PassOutcome,
         Scorecard,
@@ -67,10 +66,10 @@ if TYPE_CHECKING:
 
 
 _WHERE: dict[str, str] = {
-    "Agent": "lhtb.agent",
+    "Agent": "lhtb.agents",
     "AgentConfig": "lhtb.task",
-    "AgentFactory": "lhtb.agent",
-    "AgentLike": "lhtb.agent",
+    "AgentFactory": "lhtb.agents",
+    "AgentLike": "lhtb.agents",
     "Artifact": "lhtb.task",
     "Backoff": "lhtb.benchmark",
     "BenchmarkAgent": "lhtb.benchmark",
@@ -103,10 +102,10 @@ _WHERE: dict[str, str] = {
     "StepRecord": "lhtb.episode",
     "StepReward": "lhtb.task",
     "Task": "lhtb.task",
-    "Turn": "lhtb.agent",
+    "Turn": "lhtb.agents",
     "TurnRecord": "lhtb.episode",
-    "Usage": "lhtb.usage",
-    "UsageRecorder": "lhtb.usage",
+    "Usage": "lhtb.agents",
+    "UsageRecorder": "lhtb.agents",
     "Verifier": "lhtb.verify",
     "VerifierConfig": "lhtb.task",
     "VerifierPass": "lhtb.verify",

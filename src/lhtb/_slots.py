@@ -16,9 +16,9 @@ from typing import Any, TypeAlias
 
 import attrs
 
-from lhtb._agent_forms import WHAT_WORKS, AgentRecipe, agent_model, describe, normalise_agent
-from lhtb.agent import Agent, AgentFactory
+from lhtb.agents._forms import WHAT_WORKS, AgentRecipe, agent_model, describe, normalise_agent
 from lhtb.agents._loading import load_agent, spec_model
+from lhtb.agents._protocol import Agent, AgentFactory
 from lhtb.episode import Episode, Outcome
 from lhtb.errors import AgentLoadError, EpisodeFormatError, LhtbError
 from lhtb.task._model import Task

@@ -24,7 +24,7 @@ import anyio
 import attrs
 
 from lhtb._progress import ProgressArg
-from lhtb.agent import Turn
+from lhtb.agents._protocol import Turn
 from lhtb.audit import Regrade, Spread, other_seeds, regrade
 from lhtb.benchmark import run_benchmark
 from lhtb.episode import Episode

@@ -23,9 +23,9 @@ import cattrs
 from cattrs.preconf.json import make_converter
 
 from lhtb._util.display import Displayable, View, number
+from lhtb.agents._usage import Usage
 from lhtb.errors import EpisodeFormatError
 from lhtb.task._model import ContinueMode, IsolationMode, Tier
-from lhtb.usage import Usage
 from lhtb.verify._pass import KeptInputs, PassOutcome, VerifierPass
 from lhtb.verify._scoring import SUBTASK_HEADERS, Scorecard, subtask_rows
 

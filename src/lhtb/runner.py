@@ -36,16 +36,17 @@ from typing import Any
 import anyio
 import attrs
 
-from lhtb._agent_forms import AgentRecipe, agent_model, normalise_agent
 from lhtb._checkpoints import Checkpointer, checkpoint_interval
 from lhtb._events import EventLog
 from lhtb._failures import classify
 from lhtb._multi_step import run_steps
 from lhtb._progress import EpisodeProgress, ProgressArg
-from lhtb._solution import stage_solution, uses_solution
 from lhtb._turn_gate import GatedSandbox
 from lhtb._util.blocking import run_blocking
-from lhtb.agent import Agent, AgentLike, Turn
+from lhtb.agents._forms import AgentRecipe, agent_model, normalise_agent
+from lhtb.agents._protocol import Agent, AgentLike, Turn
+from lhtb.agents._solution import stage_solution, uses_solution
+from lhtb.agents._usage import UsageRecorder
 from lhtb.episode import (
     Checkpoint,
     Episode,
@@ -63,7 +64,6 @@ from lhtb.sandbox._task_sandbox import start_task_sandbox
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.task._model import ContinueMode, IsolationMode, Task, verifies_live
-from lhtb.usage import UsageRecorder
 from lhtb.verify._pass import PassOutcome, VerifierPass
 from lhtb.verify._seeds import check_seed, random_seed
 from lhtb.verify._verifier import DEFAULT_KEEP_INPUTS_BYTES, Verifier, prepare_verifier_image
@@ -177,7 +177,7 @@ async def run_episode(
 ) -> Episode:
     """Run ``agent`` on ``task`` to the end and return the episode record.
 
-    ``agent`` is an :class:`~lhtb.agent.Agent` instance, an agent class, a
+    ``agent`` is an :class:`~lhtb.agents.Agent` instance, an agent class, a
     zero-argument factory, a ``task -> agent`` factory, or an ``async def
     agent(turn)`` function. In ``restart`` continue mode a fresh agent is made
     every turn, so an instance is refused there. The record names the agent

@@ -10,9 +10,8 @@ from typing import Any
 import anyio
 import structlog
 
-from lhtb.agent import Turn
+from lhtb.agents import Turn, UsageRecorder
 from lhtb.sandbox.base import Command, ExecResult, Terminal
-from lhtb.usage import UsageRecorder
 
 
 class FakeSandbox:

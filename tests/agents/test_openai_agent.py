@@ -20,8 +20,8 @@ from lhtb.agents import (
     ModelPrice,
     OpenAIAgent,
     RetryPolicy,
+    UsageRecorder,
 )
-from lhtb.usage import UsageRecorder
 
 pytestmark = pytest.mark.anyio
 

@@ -20,7 +20,7 @@ import attrs
 import pytest
 
 import lhtb
-from lhtb.agent import Turn
+from lhtb.agents import Turn
 from lhtb.errors import (
     ArchiveError,
     BackendNotFoundError,

@@ -1,11 +1,11 @@
-"""Adapting a plain ``async def fn(turn)`` into an :class:`~lhtb.agent.Agent`."""
+"""Adapting a plain ``async def fn(turn)`` into an :class:`~lhtb.agents.Agent`."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from lhtb._agent_forms import is_async_callable
-from lhtb.agent import Turn
+from lhtb.agents._forms import is_async_callable
+from lhtb.agents._protocol import Turn
 
 __all__ = ["CallableAgent", "from_callable"]
 
@@ -30,7 +30,7 @@ class CallableAgent:
 def from_callable(fn: TurnFunction, *, name: str | None = None) -> CallableAgent:
     """Wrap ``async def fn(turn) -> None`` as an agent.
 
-    The function is called once per turn with the :class:`~lhtb.agent.Turn`;
+    The function is called once per turn with the :class:`~lhtb.agents.Turn`;
     returning means "done". It is the same object every turn, so keep state in
     a closure or an object if it must carry over (``same_conversation``), or
     pass ``lambda: from_callable(fn)`` as the factory for ``restart`` mode.

@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from lhtb.agent import Agent
+from lhtb.agents._protocol import Agent
 from lhtb.errors import AgentBuildError, AgentLoadError
 from lhtb.task._model import ContinueMode, Task
 

@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Mapping
 from typing import Any
 
-from lhtb._agent_forms import AgentRecipe, describe, normalise_agent
+from lhtb.agents._forms import AgentRecipe, describe, normalise_agent
 from lhtb.errors import AgentLoadError
 from lhtb.task._model import ContinueMode, Task
 

@@ -16,8 +16,8 @@ from typing import Any, Protocol, runtime_checkable
 import anyio
 import attrs
 
+from lhtb.agents._usage import UsageRecorder
 from lhtb.sandbox.base import Sandbox
-from lhtb.usage import UsageRecorder
 
 __all__ = ["Agent", "AgentFactory", "AgentLike", "Turn"]
 

@@ -10,7 +10,7 @@ given. Every non-streaming ``chat.completions.create`` call then
   ``trajectory.json``, and the tool results the next request carries as that
   step's observation.
 
-Call it again each turn with the new :class:`~lhtb.agent.Turn`: the client is
+Call it again each turn with the new :class:`~lhtb.agents.Turn`: the client is
 patched once, and later calls only switch where it records.
 """
 
@@ -20,8 +20,8 @@ import inspect
 from collections.abc import Mapping
 from typing import Any, TypeVar
 
-from lhtb.agent import Turn
 from lhtb.agents._model_calls import ModelPrice, call_usage, price_of
+from lhtb.agents._protocol import Turn
 from lhtb.agents._trajectory import FILE_NAME, TrajectoryRecorder, atif_tool_call
 
 __all__ = ["ModelCallLog", "track_openai"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lhtb.agent import Turn
+from lhtb.agents._protocol import Turn
 
 __all__ = ["NopAgent"]
 

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from lhtb.agent import Turn
 from lhtb.agents._context import ContextPolicy, compact, estimate_tokens
 from lhtb.agents._model_calls import ModelPrice, RetryPolicy, call_usage, complete, price_of
 from lhtb.agents._openai_tools import ToolBox, tool_schemas, truncate_middle
 from lhtb.agents._prompts import NOT_RUN, RESET_NOTE, SHELL_HELP, SYSTEM_PROMPT, clock
+from lhtb.agents._protocol import Turn
 from lhtb.agents._trajectory import FILE_NAME, TrajectoryRecorder, atif_tool_call
 from lhtb.errors import ContextLengthError, ModelAuthError
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lhtb._solution import SOLUTION_DIR
-from lhtb.agent import Turn
+from lhtb.agents._protocol import Turn
+from lhtb.agents._solution import SOLUTION_DIR
 from lhtb.errors import AgentLoadError
 from lhtb.task._model import Task, resolve_env
 

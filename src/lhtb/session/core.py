@@ -2,7 +2,7 @@
 
 :class:`Session` is the one place the protocol's operations are carried out;
 the socket server and the MCP server are front ends to it. Its agent,
-:class:`SessionAgent`, is an ordinary :class:`~lhtb.agent.Agent`: ``run(turn)``
+:class:`SessionAgent`, is an ordinary :class:`~lhtb.agents.Agent`: ``run(turn)``
 opens the turn to the client and returns when the client stops (``submit`` or
 a disconnect). Everything else (budget, passes, freeze, feedback, records) is
 ``run_episode``'s own.
@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from lhtb.agent import Turn
+from lhtb.agents._protocol import Turn
 from lhtb.episode import Episode
 from lhtb.errors import LhtbError, SandboxUnavailableError
 from lhtb.session.protocol import (
