@@ -22,7 +22,7 @@ from lhtb.episode import (
     TurnRecord,
     VerifierPass,
 )
-from lhtb.feedback import rejection_message
+from lhtb.episode._feedback import rejection_message
 from lhtb.task import ContinueMode, IsolationMode, Visibility
 from lhtb.verify import Scorecard, Subtask
 

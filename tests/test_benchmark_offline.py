@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import lhtb
-from lhtb._progress import LogProgress
+from lhtb.episode._progress import LogProgress
 from lhtb.errors import LhtbError, SandboxError, SetupError
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec
 

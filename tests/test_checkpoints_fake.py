@@ -17,8 +17,8 @@ import attrs
 import pytest
 
 import lhtb
-from lhtb._turn_gate import GatedSandbox
 from lhtb.agents import NopAgent
+from lhtb.episode._turn_gate import GatedSandbox
 from lhtb.errors import LhtbError
 from lhtb.testing import FakeBackend, FakeCall, ScriptedPass, fake_task, virtual_clock_backend
 

@@ -19,7 +19,7 @@ import pytest
 
 import lhtb
 from lhtb.agents import NopAgent, OracleAgent
-from lhtb.feedback import BINARY_SENTENCE
+from lhtb.episode._feedback import BINARY_SENTENCE
 from lhtb.sandbox.docker import DockerBackend
 
 pytestmark = [pytest.mark.docker, pytest.mark.anyio]

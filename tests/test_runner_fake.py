@@ -20,9 +20,9 @@ import pytest
 import lhtb
 from lhtb.agents import NopAgent
 from lhtb.episode import TurnEnd
+from lhtb.episode._feedback import BINARY_SENTENCE
+from lhtb.episode._runner import AGENT_CANCEL_GRACE_SEC
 from lhtb.errors import ExecError, LhtbError, SandboxError, SandboxUnavailableError
-from lhtb.feedback import BINARY_SENTENCE
-from lhtb.runner import AGENT_CANCEL_GRACE_SEC
 from lhtb.testing import FakeBackend, ScriptedPass, fake_task, virtual_clock_backend
 
 pytestmark = pytest.mark.anyio

@@ -30,11 +30,12 @@ if TYPE_CHECKING:
         Outcome,
         StepRecord,
         TurnRecord,
+        run_episode,
+        run_episode_sync,
     )
     from lhtb.errors import RayNotInstalledError
     from lhtb.leaderboard import Leaderboard, LeaderboardRow
     from lhtb.ray_executor import RayExecutor
-    from lhtb.runner import run_episode, run_episode_sync
     from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
     from lhtb.sandbox._task_sandbox import open_sandbox
     from lhtb.sandbox.local import LocalBackend, LocalSettings
@@ -123,8 +124,8 @@ _WHERE: dict[str, str] = {
     "read_scorecard": "lhtb.verify",
     "run_benchmark": "lhtb.benchmark",
     "run_benchmark_sync": "lhtb.benchmark",
-    "run_episode": "lhtb.runner",
-    "run_episode_sync": "lhtb.runner",
+    "run_episode": "lhtb.episode",
+    "run_episode_sync": "lhtb.episode",
 }
 """Each public name and the module it lives in."""
 

@@ -18,11 +18,11 @@ from typing import Any
 import attrs
 
 from lhtb._capacity import default_concurrency
-from lhtb._failures import classify
 from lhtb._slots import BenchmarkAgent
-from lhtb.episode import Episode, EpisodeConfig, FeedbackMode, Outcome
+from lhtb.episode._failures import classify
+from lhtb.episode._record import Episode, EpisodeConfig, FeedbackMode, Outcome
+from lhtb.episode._runner import run_episode
 from lhtb.errors import LhtbError
-from lhtb.runner import run_episode
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.task._model import ContinueMode, Task

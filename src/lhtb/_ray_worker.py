@@ -19,7 +19,7 @@ import anyio
 
 from lhtb._executor import EpisodeJob, failure_record, run_job
 from lhtb._slots import BenchmarkAgent, safe_name
-from lhtb.episode import Outcome
+from lhtb.episode._record import Outcome
 from lhtb.errors import AgentLoadError
 from lhtb.task._model import Task
 

@@ -8,7 +8,7 @@ from html import escape
 from statistics import fmean
 
 from lhtb import _svg as svg
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.leaderboard import LeaderboardRow, not_comparable_reasons
 
 _H = 330

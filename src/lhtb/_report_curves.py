@@ -8,7 +8,7 @@ from html import escape
 
 from lhtb import _svg as svg
 from lhtb._report_charts import PALETTE, episode_key, row_key
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.leaderboard import LeaderboardRow
 from lhtb.stamina import fraction_rewards, has_curve
 

@@ -20,7 +20,7 @@ from lhtb._report_tables import num
 from lhtb._report_timeline import timeline
 from lhtb._report_trajectory import pre, trajectory
 from lhtb._svg import minutes_label
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.stamina import has_curve, normalised_auc, time_to_threshold_sec
 from lhtb.verify._pass import VerifierPass
 

@@ -14,7 +14,7 @@ from typing import Literal
 
 import attrs
 
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.verify._pass import PassOutcome
 from lhtb.verify._scoring import Scorecard
 

@@ -9,7 +9,7 @@ from typing import Literal
 
 from lhtb import _leaderboard_render as fmt
 from lhtb._report_charts import episode_key, row_key
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.leaderboard import Leaderboard, LeaderboardRow
 from lhtb.stamina import BUDGET_FRACTIONS
 

@@ -14,7 +14,7 @@ import attrs
 
 from lhtb import _svg as svg
 from lhtb._report_points import Graded, budget_clock, graded_points
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.stamina import has_curve, reward_curve
 
 _W = 860

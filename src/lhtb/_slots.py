@@ -19,7 +19,7 @@ import attrs
 from lhtb.agents._forms import WHAT_WORKS, AgentRecipe, agent_model, describe, normalise_agent
 from lhtb.agents._loading import load_agent, spec_model
 from lhtb.agents._protocol import Agent, AgentFactory
-from lhtb.episode import Episode, Outcome
+from lhtb.episode._record import Episode, Outcome
 from lhtb.errors import AgentLoadError, EpisodeFormatError, LhtbError
 from lhtb.task._model import Task
 

@@ -8,10 +8,10 @@ from typing import Any
 import anyio
 import attrs
 
-from lhtb import _progress
 from lhtb._executor import EpisodeExecutor, EpisodeJob
 from lhtb._slots import Slot
-from lhtb.episode import Episode
+from lhtb.episode import _progress
+from lhtb.episode._record import Episode
 from lhtb.verify._seeds import derive_seed
 
 __all__ = ["Backoff", "StartGate", "Sweep"]

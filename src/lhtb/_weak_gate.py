@@ -23,11 +23,11 @@ from pathlib import Path
 import anyio
 import attrs
 
-from lhtb._progress import ProgressArg
 from lhtb.agents._protocol import Turn
 from lhtb.audit import Regrade, Spread, other_seeds, regrade
 from lhtb.benchmark import run_benchmark
-from lhtb.episode import Episode
+from lhtb.episode._progress import ProgressArg
+from lhtb.episode._record import Episode
 from lhtb.errors import LhtbError
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task._model import DEFAULT_WEAK_MAX_REWARD, Task, Visibility

@@ -23,7 +23,7 @@ from pathlib import Path
 import anyio
 import attrs
 
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.errors import LhtbError
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.sandbox.registry import resolve_backend

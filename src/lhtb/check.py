@@ -21,7 +21,6 @@ from pathlib import Path
 
 import attrs
 
-from lhtb._progress import ProgressArg
 from lhtb._util.version import __version__
 from lhtb._weak_gate import (
     SPREAD_SEEDS,
@@ -32,7 +31,8 @@ from lhtb._weak_gate import (
 )
 from lhtb._weak_record import WeakRecord, new_record, read_records, write_records
 from lhtb.benchmark import run_benchmark
-from lhtb.episode import Episode
+from lhtb.episode._progress import ProgressArg
+from lhtb.episode._record import Episode
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task._model import Task
 

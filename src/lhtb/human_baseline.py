@@ -26,7 +26,7 @@ from typing import Any
 
 import attrs
 
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.errors import LhtbError
 from lhtb.leaderboard import SOLVED_THRESHOLD, final_records
 

@@ -40,7 +40,7 @@ import attrs
 from lhtb import _leaderboard_render as render
 from lhtb._slots import retry_index
 from lhtb._util.display import Displayable, View, number
-from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
+from lhtb.episode._record import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import EpisodeFormatError, LhtbError
 from lhtb.stamina import (
     fraction_rewards,

@@ -39,7 +39,7 @@ from lhtb._ray_worker import (
 )
 from lhtb._slots import BenchmarkAgent, load_record
 from lhtb._util.log import get_logger
-from lhtb.episode import Episode, Outcome
+from lhtb.episode._record import Episode, Outcome
 from lhtb.errors import LhtbError, RayNotInstalledError
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task._model import Task

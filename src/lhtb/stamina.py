@@ -26,7 +26,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from statistics import fmean
 
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.errors import LhtbError
 
 __all__ = [

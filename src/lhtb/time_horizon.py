@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 
 __all__ = [
     "BOOTSTRAP_SAMPLES",

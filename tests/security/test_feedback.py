@@ -9,9 +9,9 @@ import pytest
 
 import lhtb
 from lhtb.episode import FeedbackMode
+from lhtb.episode._feedback import rejection_message
+from lhtb.episode._runner import FEEDBACK_ENV, resolve_feedback
 from lhtb.errors import LhtbError
-from lhtb.feedback import rejection_message
-from lhtb.runner import FEEDBACK_ENV, resolve_feedback
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task import Visibility
 from lhtb.verify import Scorecard, Subtask

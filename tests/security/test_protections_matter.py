@@ -10,7 +10,7 @@ import anyio
 import pytest
 
 import lhtb
-from lhtb._turn_gate import GatedSandbox
+from lhtb.episode._turn_gate import GatedSandbox
 from lhtb.sandbox.docker import DockerSandbox
 
 from ._attack import MARK, SECRET, AttackAgent, task_for

@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 import lhtb
-from lhtb.runner import AGENT_CANCEL_GRACE_SEC
+from lhtb.episode._runner import AGENT_CANCEL_GRACE_SEC
 from lhtb.sandbox.base import SandboxBackend
 
 from ._attack import AttackAgent, run_modes

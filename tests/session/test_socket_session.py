@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from lhtb.episode import TurnEnd
+from lhtb.episode._feedback import BINARY_SENTENCE
 from lhtb.errors import LhtbError
-from lhtb.feedback import BINARY_SENTENCE
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.session import SessionClient, SessionRequestError
 

@@ -19,7 +19,7 @@ from lhtb._executor import EpisodeExecutor, InProcessExecutor
 from lhtb._manifest import read_manifest
 from lhtb.benchmark import BenchmarkAgent, run_benchmark
 from lhtb.cli._tasks import collect_runnable_tasks
-from lhtb.episode import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
+from lhtb.episode._record import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import LhtbError, RunInterruptedError
 from lhtb.sandbox.registry import available_backends, resolve_backend, usable_builtin_backends
 from lhtb.task._model import Task, Tier

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 import anyio
 import click
 
-from lhtb.episode import Episode, FeedbackMode
+from lhtb.episode._record import Episode, FeedbackMode
 from lhtb.errors import LhtbError
 from lhtb.sandbox.registry import available_backends
 from lhtb.session.client import SessionClient, resolve_session, verdict_text

@@ -16,7 +16,7 @@ from typing import Any
 import anyio
 
 from lhtb.agents._protocol import Turn
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
 from lhtb.errors import LhtbError, SandboxUnavailableError
 from lhtb.session.protocol import (
     MAX_FILE_BYTES,

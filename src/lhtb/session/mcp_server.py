@@ -11,9 +11,9 @@ from typing import Any
 
 import anyio
 
-from lhtb.episode import Episode
+from lhtb.episode._record import Episode
+from lhtb.episode._runner import run_episode
 from lhtb.errors import LhtbError
-from lhtb.runner import run_episode
 from lhtb.session.core import Session, SessionAgents
 from lhtb.session.protocol import ProtocolError
 from lhtb.session.server import LEAVE_GRACE_SEC

@@ -28,7 +28,7 @@ import anyio
 import anyio.from_thread
 import anyio.lowlevel
 
-from lhtb.episode import Episode, TurnEnd
+from lhtb.episode._record import Episode, TurnEnd
 from lhtb.errors import LhtbError, SandboxUnavailableError
 from lhtb.sandbox.terminal._base import ScreenTerminal
 from lhtb.session._play_output import OutputFilter, TerminalWriter

@@ -19,8 +19,8 @@ from anyio.abc import ByteStream
 from anyio.streams.buffered import BufferedByteReceiveStream
 
 from lhtb._util.log import get_logger
-from lhtb.episode import Episode
-from lhtb.runner import run_episode
+from lhtb.episode._record import Episode
+from lhtb.episode._runner import run_episode
 from lhtb.session.core import Session, SessionAgents
 from lhtb.session.protocol import (
     MAX_REQUEST_BYTES,
@@ -59,7 +59,7 @@ async def serve_session(
     """Run one episode of ``task`` served on a Unix socket; return its record.
 
     ``on_ready(path, session)`` is called once the socket listens; ``episode_args``
-    go to :func:`~lhtb.runner.run_episode` (``backend``, ``budget``, ``seed``, ...).
+    go to :func:`~lhtb.episode.run_episode` (``backend``, ``budget``, ``seed``, ...).
     A ``session`` may be given to drive it in-process as well (``lhtb play``).
     """
     path = socket_path or default_socket_path()

@@ -10,8 +10,8 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
-from lhtb._progress import PHASES, Tally
-from lhtb.episode import Episode
+from lhtb.episode._progress import PHASES, Tally
+from lhtb.episode._record import Episode
 
 __all__ = ["RichProgress"]
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import attrs
 
-from lhtb.episode import Outcome
+from lhtb.episode._record import Outcome
 from lhtb.errors import AgentLoadError, LhtbError, SandboxError
 
 __all__ = ["TRACEBACK_FILE", "Failure", "classify", "raw"]

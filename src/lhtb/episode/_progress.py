@@ -1,6 +1,6 @@
 """Progress of a benchmark run: a live rich display, plain log lines, or nothing.
 
-The live display is :class:`lhtb._progress_rich.RichProgress` (it imports rich).
+The live display is :class:`lhtb.episode._progress_rich.RichProgress` (it imports rich).
 All take the same calls from :func:`lhtb.run_benchmark`; a
 :class:`Tally` keeps the figures (done / running / failed, mean reward so far,
 elapsed, ETA) so the displays only render them.
@@ -15,7 +15,7 @@ from typing import IO, Any, Literal, Protocol, runtime_checkable
 
 import attrs
 
-from lhtb.episode import ERROR_OUTCOMES, Episode
+from lhtb.episode._record import ERROR_OUTCOMES, Episode
 from lhtb.errors import LhtbError
 
 __all__ = [
@@ -248,7 +248,7 @@ def make_reporter(progress: ProgressArg) -> ProgressReporter:
     if progress == "auto":
         progress = "rich" if sys.stderr.isatty() and "ipykernel" not in sys.modules else "lines"
     if progress == "rich":
-        from lhtb._progress_rich import RichProgress  # noqa: PLC0415 - rich loads on use
+        from lhtb.episode._progress_rich import RichProgress  # noqa: PLC0415 - rich loads on use
 
         return RichProgress()
     if progress == "lines":

@@ -30,9 +30,9 @@ from datetime import UTC, datetime
 import anyio
 import attrs
 
-from lhtb._events import EventLog
-from lhtb._turn_gate import GatedSandbox
-from lhtb.episode import Checkpoint
+from lhtb.episode._events import EventLog
+from lhtb.episode._record import Checkpoint
+from lhtb.episode._turn_gate import GatedSandbox
 from lhtb.errors import LhtbError, SandboxUnavailableError
 from lhtb.sandbox.base import ManagedSandbox
 from lhtb.task._model import Task

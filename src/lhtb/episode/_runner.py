@@ -2,7 +2,7 @@
 
 PROVISION -> AGENT_TURN -> VERIFY -> (solved: DONE | rejected with time left:
 AGENT_TURN with feedback | otherwise: DONE). With a checkpoint interval, hidden
-checkpoints (:mod:`lhtb._checkpoints`) grade the agent's state on schedule
+checkpoints (:mod:`lhtb.episode._checkpoints`) grade the agent's state on schedule
 during its turns, never during a pass. At the deadline the agent is
 cancelled, its processes frozen, and a final verification decides. Teardown
 always runs, shielded from cancellation. The record (``episode.json``) and the
@@ -36,18 +36,18 @@ from typing import Any
 import anyio
 import attrs
 
-from lhtb._checkpoints import Checkpointer, checkpoint_interval
-from lhtb._events import EventLog
-from lhtb._failures import classify
-from lhtb._multi_step import run_steps
-from lhtb._progress import EpisodeProgress, ProgressArg
-from lhtb._turn_gate import GatedSandbox
 from lhtb._util.blocking import run_blocking
 from lhtb.agents._forms import AgentRecipe, agent_model, normalise_agent
 from lhtb.agents._protocol import Agent, AgentLike, Turn
 from lhtb.agents._solution import stage_solution, uses_solution
 from lhtb.agents._usage import UsageRecorder
-from lhtb.episode import (
+from lhtb.episode._checkpoints import Checkpointer, checkpoint_interval
+from lhtb.episode._events import EventLog
+from lhtb.episode._failures import classify
+from lhtb.episode._feedback import rejection_message
+from lhtb.episode._multi_step import run_steps
+from lhtb.episode._progress import EpisodeProgress, ProgressArg
+from lhtb.episode._record import (
     Checkpoint,
     Episode,
     EpisodeConfig,
@@ -58,8 +58,8 @@ from lhtb.episode import (
     TurnEnd,
     TurnRecord,
 )
+from lhtb.episode._turn_gate import GatedSandbox
 from lhtb.errors import AgentBuildError, LhtbError, SandboxError, SandboxUnavailableError
-from lhtb.feedback import rejection_message
 from lhtb.sandbox._task_sandbox import start_task_sandbox
 from lhtb.sandbox.base import ManagedSandbox, SandboxBackend
 from lhtb.sandbox.registry import resolve_backend

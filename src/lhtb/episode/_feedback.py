@@ -8,7 +8,7 @@ not comparable.
 
 from __future__ import annotations
 
-from lhtb.episode import FeedbackMode
+from lhtb.episode._record import FeedbackMode
 from lhtb.task._model import Visibility
 from lhtb.verify._scoring import Scorecard
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import anyio
 import attrs
 
-from lhtb.episode import Outcome, StepRecord, TurnEnd
+from lhtb.episode._record import Outcome, StepRecord, TurnEnd
 from lhtb.errors import LhtbError
 from lhtb.sandbox.archive import pack_directory
 from lhtb.sandbox.base import ManagedSandbox
@@ -31,7 +31,7 @@ from lhtb.verify._pass import PassOutcome, VerifierPass
 from lhtb.verify._verifier import Verifier
 
 if TYPE_CHECKING:
-    from lhtb.runner import _Runner
+    from lhtb.episode._runner import _Runner
 
 __all__ = ["run_steps", "step_reward"]
 
