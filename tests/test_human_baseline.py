@@ -10,9 +10,9 @@ import attrs
 from click.testing import CliRunner
 
 from episode_fixtures import START, make
+from lhtb.analysis import HumanBaseline, time_to_solve
 from lhtb.cli import main
 from lhtb.episode import Episode, PassOutcome, TurnEnd, TurnRecord, VerifierPass
-from lhtb.human_baseline import HumanBaseline, time_to_solve
 
 
 def played(

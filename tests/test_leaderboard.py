@@ -12,8 +12,8 @@ import pytest
 
 from episode_fixtures import START, fixture, make
 from lhtb import Leaderboard
+from lhtb.analysis import pass_at_k
 from lhtb.episode import Outcome
-from lhtb.leaderboard import pass_at_k
 from lhtb.task import Tier
 
 

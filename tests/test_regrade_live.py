@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 import lhtb
-from lhtb.audit import regrade
+from lhtb.analysis import regrade
 from lhtb.cli import main
 from lhtb.sandbox.docker import DockerBackend
 

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from browser import label_problems, rendered_dom
 from episode_fixtures import fixture
+from lhtb.analysis import HumanBaseline, TaskBaseline
 from lhtb.cli import main
-from lhtb.human_baseline import HumanBaseline, TaskBaseline
 from lhtb.report import render_report
 
 BASELINE = {"t1": 2.0, "t2": 8.0, "t3": 30.0}

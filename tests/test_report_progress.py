@@ -11,10 +11,9 @@ import pytest
 from click.testing import CliRunner
 
 from browser import label_problems, png_size, rendered_dom, screenshot
+from lhtb.analysis import Leaderboard, fraction_rewards, mean_normalised_auc, normalised_auc
 from lhtb.cli import main
-from lhtb.leaderboard import Leaderboard
 from lhtb.report import render_report
-from lhtb.stamina import fraction_rewards, mean_normalised_auc, normalised_auc
 from progress_fixtures import (
     CHECKPOINTS,
     LONG_AGENT,

@@ -10,11 +10,8 @@ import pytest
 from click.testing import CliRunner
 
 from episode_fixtures import START, make
-from lhtb.cli import main
-from lhtb.episode import Checkpoint, Episode, PassOutcome, StepRecord, VerifierPass
-from lhtb.errors import LhtbError
-from lhtb.leaderboard import Leaderboard
-from lhtb.stamina import (
+from lhtb.analysis import (
+    Leaderboard,
     has_curve,
     mean_reward_with_budget,
     normalised_auc,
@@ -22,6 +19,9 @@ from lhtb.stamina import (
     reward_curve,
     time_to_threshold_sec,
 )
+from lhtb.cli import main
+from lhtb.episode import Checkpoint, Episode, PassOutcome, StepRecord, VerifierPass
+from lhtb.errors import LhtbError
 
 BUDGET = 1000.0
 

@@ -9,13 +9,7 @@ import pytest
 
 from episode_fixtures import make
 from lhtb import Leaderboard
-from lhtb.time_horizon import (
-    HorizonStatus,
-    TaskPoint,
-    expert_minutes,
-    fit_horizon,
-    fit_logistic,
-)
+from lhtb.analysis import HorizonStatus, TaskPoint, expert_minutes, fit_horizon, fit_logistic
 
 
 def points(*groups: tuple[float, int, int]) -> list[TaskPoint]:

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from lhtb import errors
     from lhtb._executor import EpisodeExecutor, EpisodeJob, InProcessExecutor
     from lhtb.agents import Agent, AgentFactory, AgentLike, Turn, Usage, UsageRecorder
+    from lhtb.analysis import Leaderboard, LeaderboardRow
     from lhtb.benchmark import (
         Backoff,
         BenchmarkAgent,
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
         run_episode_sync,
     )
     from lhtb.errors import RayNotInstalledError
-    from lhtb.leaderboard import Leaderboard, LeaderboardRow
     from lhtb.ray_executor import RayExecutor
     from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
     from lhtb.sandbox._task_sandbox import open_sandbox
@@ -86,8 +86,8 @@ _WHERE: dict[str, str] = {
     "FeedbackMode": "lhtb.episode",
     "InProcessExecutor": "lhtb._executor",
     "IsolationMode": "lhtb.task",
-    "Leaderboard": "lhtb.leaderboard",
-    "LeaderboardRow": "lhtb.leaderboard",
+    "Leaderboard": "lhtb.analysis",
+    "LeaderboardRow": "lhtb.analysis",
     "LocalBackend": "lhtb.sandbox.local",
     "LocalSettings": "lhtb.sandbox.local",
     "ManagedSandbox": "lhtb.sandbox",
@@ -115,10 +115,10 @@ _WHERE: dict[str, str] = {
     "load_task": "lhtb.task",
     "load_runnable_tasks": "lhtb.task",
     "load_tasks": "lhtb.task",
-    "normalised_auc": "lhtb.stamina",
-    "reward_at": "lhtb.stamina",
-    "reward_curve": "lhtb.stamina",
-    "time_to_threshold_sec": "lhtb.stamina",
+    "normalised_auc": "lhtb.analysis",
+    "reward_at": "lhtb.analysis",
+    "reward_curve": "lhtb.analysis",
+    "time_to_threshold_sec": "lhtb.analysis",
     "verifies_live": "lhtb.task",
     "open_sandbox": "lhtb.sandbox._task_sandbox",
     "read_scorecard": "lhtb.verify",

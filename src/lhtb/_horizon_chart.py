@@ -8,7 +8,7 @@ from html import escape
 
 from lhtb import _svg as svg
 from lhtb._report_charts import PALETTE, row_key
-from lhtb.leaderboard import Leaderboard, LeaderboardRow
+from lhtb.analysis._leaderboard import Leaderboard, LeaderboardRow
 
 _W, _H = 780, 340
 _LEFT, _RIGHT, _TOP, _BOTTOM = 56, 290, 20, 44

@@ -8,9 +8,9 @@ from html import escape
 
 from lhtb import _svg as svg
 from lhtb._report_charts import PALETTE, episode_key, row_key
+from lhtb.analysis._leaderboard import LeaderboardRow
+from lhtb.analysis._stamina import fraction_rewards, has_curve
 from lhtb.episode._record import Episode
-from lhtb.leaderboard import LeaderboardRow
-from lhtb.stamina import fraction_rewards, has_curve
 
 _H = 300
 _LEFT, _TOP, _BOTTOM, _PLOT = 56, 16, 40, 480
@@ -23,7 +23,7 @@ def agent_curves(rows: Sequence[LeaderboardRow], episodes: Sequence[Episode]) ->
     """An SVG with one line per row: its mean reward at each percent of the budget.
 
     A row's value at p% is the task-averaged reward of its episodes' states at
-    p% of each one's own budget (:func:`lhtb.stamina.fraction_rewards`), so the
+    p% of each one's own budget (:func:`lhtb.analysis.fraction_rewards`), so the
     line at 100% is the row's reward at the deadline. Rows whose episodes have
     no timed curve are named in a note instead.
     """

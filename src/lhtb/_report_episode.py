@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
-from lhtb import _leaderboard_render as fmt
 from lhtb._report_charts import episode_key
 from lhtb._report_matrix import subtask_matrix
 from lhtb._report_points import graded_points
@@ -20,8 +19,9 @@ from lhtb._report_tables import num
 from lhtb._report_timeline import timeline
 from lhtb._report_trajectory import pre, trajectory
 from lhtb._svg import minutes_label
+from lhtb.analysis import _leaderboard_render as fmt
+from lhtb.analysis._stamina import has_curve, normalised_auc, time_to_threshold_sec
 from lhtb.episode._record import Episode
-from lhtb.stamina import has_curve, normalised_auc, time_to_threshold_sec
 from lhtb.verify._pass import VerifierPass
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

@@ -14,8 +14,8 @@ import attrs
 
 from lhtb import _svg as svg
 from lhtb._report_points import Graded, budget_clock, graded_points
+from lhtb.analysis._stamina import has_curve, reward_curve
 from lhtb.episode._record import Episode
-from lhtb.stamina import has_curve, reward_curve
 
 _W = 860
 _RIGHT, _TOP, _CURVE_H, _GAP, _LANE_H, _BOTTOM = 16, 12, 110, 12, 20, 34
@@ -165,7 +165,7 @@ def _reward_points(frame: _Frame, points: list[Graded]) -> str:
 
 
 def _curve(frame: _Frame, episode: Episode, end: float) -> str:
-    """The step line of :func:`lhtb.stamina.reward_curve`, held (dashed) to ``end``."""
+    """The step line of :func:`lhtb.analysis.reward_curve`, held (dashed) to ``end``."""
     curve = reward_curve(episode)
     coords = [(frame.x(curve[0][0]), frame.y(curve[0][1]))]
     for (_, before), (time, reward) in pairwise(curve):

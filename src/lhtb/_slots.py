@@ -19,6 +19,7 @@ import attrs
 from lhtb.agents._forms import WHAT_WORKS, AgentRecipe, agent_model, describe, normalise_agent
 from lhtb.agents._loading import load_agent, spec_model
 from lhtb.agents._protocol import Agent, AgentFactory
+from lhtb.analysis._leaderboard import retry_index
 from lhtb.episode._record import Episode, Outcome
 from lhtb.errors import AgentLoadError, EpisodeFormatError, LhtbError
 from lhtb.task._model import Task
@@ -29,18 +30,11 @@ AgentMaker: TypeAlias = Callable[[Task], Agent | AgentFactory]
 """Given a task, an agent for it or a zero-argument factory of agents (one accepted form)."""
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_RETRY = re.compile(r"__retry(\d+)$")
 
 
 def safe_name(name: str) -> str:
     """A name usable in a directory name: ``lhtb/climate`` -> ``lhtb-climate``."""
     return _UNSAFE.sub("-", name).strip("-") or "unnamed"
-
-
-def retry_index(directory: Path) -> int:
-    """The try number encoded in a slot directory's name (0 for the first try)."""
-    match = _RETRY.search(directory.name)
-    return int(match.group(1)) if match else 0
 
 
 def _fill_model(target: Any, model: str | None, kwargs: dict[str, Any]) -> str | None:

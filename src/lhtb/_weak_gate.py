@@ -8,7 +8,7 @@ and the verifier runs once. The gate wants a reward below the task's
 ``[verifier] weak_max_reward`` (default :data:`WEAK_MAX_REWARD`), and a
 reproducible grade: the kept final state re-graded on the episode's seed gives
 exactly the same subtask scores (the
-task's ``live`` subtasks are taken from the record: see :mod:`lhtb.audit`). Its
+task's ``live`` subtasks are taken from the record: see :mod:`lhtb.analysis._audit`). Its
 spread over :data:`SPREAD_SEEDS` seeds is reported.
 """
 
@@ -24,7 +24,7 @@ import anyio
 import attrs
 
 from lhtb.agents._protocol import Turn
-from lhtb.audit import Regrade, Spread, other_seeds, regrade
+from lhtb.analysis._audit import Regrade, Spread, other_seeds, regrade
 from lhtb.benchmark import run_benchmark
 from lhtb.episode._progress import ProgressArg
 from lhtb.episode._record import Episode

@@ -39,12 +39,12 @@ from lhtb._slots import (
 from lhtb._sweep import Backoff, StartGate, Sweep
 from lhtb._util.blocking import run_blocking
 from lhtb._util.display import Displayable, View, number
+from lhtb.analysis._leaderboard import Leaderboard
 from lhtb.episode import _progress
 from lhtb.episode._progress import ProgressArg, ProgressReporter
 from lhtb.episode._record import Episode, FeedbackMode
 from lhtb.episode._runner import resolve_feedback
 from lhtb.errors import LhtbError, RunInterruptedError
-from lhtb.leaderboard import Leaderboard
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task._model import Task
 from lhtb.verify._seeds import check_seed

@@ -24,9 +24,9 @@ from lhtb._report_charts import episode_key, heatmap, row_key, scatter
 from lhtb._report_curves import agent_curves
 from lhtb._report_episode import episode_section
 from lhtb._report_tables import groups_table, leaderboard_table, task_set_warning
+from lhtb.analysis._leaderboard import Leaderboard, final_records
 from lhtb.episode._record import Episode
 from lhtb.errors import LhtbError
-from lhtb.leaderboard import Leaderboard, final_records
 
 __all__ = ["render_report", "write_report"]
 

@@ -10,7 +10,7 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from lhtb.audit import Regrade, other_seeds, read_episode, regrade
+from lhtb.analysis._audit import Regrade, other_seeds, read_episode, regrade
 from lhtb.errors import LhtbError
 from lhtb.verify._pass import VerifierPass
 from lhtb.verify._seeds import MAX_SEED

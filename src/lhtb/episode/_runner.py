@@ -205,7 +205,7 @@ async def run_episode(
     its budget while it works: the sandbox is frozen only to capture the state,
     which is graded in its own verifier sandbox in the background with the
     episode's seed. The agent is told nothing; ``episode.checkpoints`` records
-    each one (see :mod:`lhtb.stamina` for the metrics they feed).
+    each one (see :mod:`lhtb.analysis._stamina` for the metrics they feed).
 
     Failures end the episode with an outcome rather than an exception: an agent
     that cannot be made or raises is ``agent_error``, a sandbox or daemon

@@ -26,9 +26,9 @@ from typing import Any
 
 import attrs
 
+from lhtb.analysis._leaderboard import SOLVED_THRESHOLD, final_records
 from lhtb.episode._record import Episode
 from lhtb.errors import LhtbError
-from lhtb.leaderboard import SOLVED_THRESHOLD, final_records
 
 __all__ = ["BASELINE_SCHEMA", "HUMAN_PREFIX", "HumanBaseline", "TaskBaseline", "time_to_solve"]
 

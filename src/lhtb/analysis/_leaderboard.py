@@ -11,10 +11,10 @@ One row per agent and model:
 * mean cost (unknown if any episode's cost is unknown), tokens and wall time
   per episode; the public-vs-hidden subtask gap; a per-category and a per-tier
   (``[metadata].tier``: short or long, by measurement) breakdown;
-* the **50% time horizon** (:mod:`lhtb.time_horizon`) over the tasks with a
-  time: measured by people (a :class:`~lhtb.human_baseline.HumanBaseline`) or
+* the **50% time horizon** (:mod:`lhtb.analysis._time_horizon`) over the tasks with a
+  time: measured by people (a :class:`~lhtb.analysis.HumanBaseline`) or
   the task's ``expert_time_estimate_min``;
-* stamina (:mod:`lhtb.stamina`, from the reward curves): the mean reward at
+* stamina (:mod:`lhtb.analysis._stamina`, from the reward curves): the mean reward at
   25/50/75/100% of the budget and the mean normalised area under the curve;
   :meth:`Leaderboard.reward_with_budget` gives each row's mean reward at any
   budget up to the runs'.
@@ -28,6 +28,7 @@ ranking. The fixed 0.95 threshold is the leaderboard's, not a task's own
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
@@ -37,18 +38,17 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from lhtb import _leaderboard_render as render
-from lhtb._slots import retry_index
 from lhtb._util.display import Displayable, View, number
-from lhtb.episode._record import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
-from lhtb.errors import EpisodeFormatError, LhtbError
-from lhtb.stamina import (
+from lhtb.analysis import _leaderboard_render as render
+from lhtb.analysis._stamina import (
     fraction_rewards,
     has_curve,
     mean_normalised_auc,
     mean_reward_with_budget,
 )
-from lhtb.time_horizon import Horizon, fit_horizon, task_minutes, task_points
+from lhtb.analysis._time_horizon import Horizon, fit_horizon, task_minutes, task_points
+from lhtb.episode._record import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
+from lhtb.errors import EpisodeFormatError, LhtbError
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -126,7 +126,7 @@ class LeaderboardRow:
     horizon: Horizon | None = None
     reward_at_percent: Mapping[int, float] = attrs.field(factory=dict)
     """Mean reward at 25, 50, 75 and 100 percent of the budget, from the reward curves
-    (empty when no episode has one; see :mod:`lhtb.stamina`)."""
+    (empty when no episode has one; see :mod:`lhtb.analysis._stamina`)."""
     mean_auc: float | None = None
     """Mean normalised area under the reward curve (``None``: no episode has a curve)."""
     tiers: tuple[GroupScore, ...] = ()
@@ -252,6 +252,19 @@ def _rank(rows: Iterable[LeaderboardRow]) -> tuple[LeaderboardRow, ...]:
     return tuple(sorted(rows, key=lambda r: (-r.mean_reward, -r.solved_rate, r.agent)))
 
 
+_RETRY = re.compile(r"__retry(\d+)$")
+
+
+def retry_index(directory: Path) -> int:
+    """The try number encoded in a slot directory's name (0 for the first try).
+
+    The benchmark names a slot's later tries ``<slot>__retry<N>``
+    (:meth:`lhtb.bench._slots.Slot.directory`); the leaderboard reads them back.
+    """
+    match = _RETRY.search(directory.name)
+    return int(match.group(1)) if match else 0
+
+
 def final_records(run_dir: Path) -> list[tuple[Path, Episode]]:
     """Each slot's latest try under ``run_dir`` with its directory, oldest first.
 
@@ -353,7 +366,7 @@ class Leaderboard(Displayable):
         """What each row's agent scored with a budget of ``budget_sec``, from the curves.
 
         Every row (ranked first, then the rows apart) with its mean reward at that
-        budget (:func:`lhtb.stamina.mean_reward_with_budget`; an episode whose own
+        budget (:func:`lhtb.analysis.mean_reward_with_budget`; an episode whose own
         budget was shorter counts its final state), or ``None`` for a row whose
         episodes have no timed curve. The final reward stays the official one.
 

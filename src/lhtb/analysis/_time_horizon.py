@@ -1,7 +1,7 @@
 """METR's 50% time horizon: how long a task an agent solves half of the time.
 
 Each task has a time in minutes: the measured human time-to-solve of a
-:class:`~lhtb.human_baseline.HumanBaseline` where there is one, else the task's
+:class:`~lhtb.analysis.HumanBaseline` where there is one, else the task's
 ``[metadata].expert_time_estimate_min``. Per agent, a logistic regression of
 solved (each task's share of solved attempts) on ``log2(minutes)`` gives
 P(solved); the horizon is the time where it is 0.5, ``2 ** (-a / b)``, with a

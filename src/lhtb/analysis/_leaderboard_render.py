@@ -13,7 +13,7 @@ import attrs
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from lhtb.leaderboard import GroupScore, LeaderboardRow
+    from lhtb.analysis._leaderboard import GroupScore, LeaderboardRow
 
 _MISSING = "-"
 
