@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 import lhtb
-from lhtb.benchmark import Backoff
+from lhtb.bench import Backoff
 from lhtb.check import check_tasks
 from lhtb.cli import main
 from lhtb.errors import RunConfigChangedError, SandboxError

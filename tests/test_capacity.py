@@ -7,7 +7,7 @@ from pathlib import Path
 import attrs
 
 import lhtb
-from lhtb._capacity import cpu_count, default_concurrency
+from lhtb.bench._capacity import cpu_count, default_concurrency
 
 
 def task(cpus: float = 1, memory_mb: int = 2048) -> lhtb.Task:

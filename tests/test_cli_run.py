@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 import lhtb
-from lhtb.benchmark import BenchmarkAgent
+from lhtb.bench import BenchmarkAgent
 from lhtb.cli import COMMANDS, main
 from lhtb.cli.run import parse_agent_args
 
@@ -190,7 +190,7 @@ def test_top_level_help_imports_no_subcommand() -> None:
     )
     modules = set(json.loads(out.stdout.splitlines()[-1]))
     assert "validate" in out.stdout  # the help was printed
-    heavy = {"lhtb.benchmark", "lhtb.episode._runner", "rich", "structlog", "openai", "docker"}
+    heavy = {"lhtb.bench._benchmark", "lhtb.episode._runner", "rich", "structlog", "openai", "docker"}
     assert modules & heavy == set()
 
 

@@ -19,9 +19,9 @@ import pytest
 from click.testing import CliRunner
 
 import lhtb
-from lhtb._manifest import open_manifest
 from lhtb._weak_record import read_records
 from lhtb.analysis import regrade
+from lhtb.bench._manifest import open_manifest
 from lhtb.check import check_tasks
 from lhtb.cli import main
 from lhtb.errors import BackendUnavailableError, LhtbError

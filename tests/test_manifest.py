@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from lhtb._manifest import describe_changes, hold_lock, open_manifest
+from lhtb.bench._manifest import describe_changes, hold_lock, open_manifest
 from lhtb.errors import RunConfigChangedError, RunLockedError
 
 CONFIG = {"tasks": {"a": "1", "b": "2"}, "attempts": 2, "budget_sec": None}

@@ -13,13 +13,16 @@ from lhtb._util.version import __version__
 
 if TYPE_CHECKING:
     from lhtb import errors
-    from lhtb._executor import EpisodeExecutor, EpisodeJob, InProcessExecutor
     from lhtb.agents import Agent, AgentFactory, AgentLike, Turn, Usage, UsageRecorder
     from lhtb.analysis import Leaderboard, LeaderboardRow
-    from lhtb.benchmark import (
+    from lhtb.bench import (
         Backoff,
         BenchmarkAgent,
         BenchmarkResult,
+        EpisodeExecutor,
+        EpisodeJob,
+        InProcessExecutor,
+        RayExecutor,
         run_benchmark,
         run_benchmark_sync,
     )
@@ -35,7 +38,6 @@ if TYPE_CHECKING:
         run_episode_sync,
     )
     from lhtb.errors import RayNotInstalledError
-    from lhtb.ray_executor import RayExecutor
     from lhtb.sandbox import ExecResult, ManagedSandbox, Sandbox, SandboxBackend
     from lhtb.sandbox._task_sandbox import open_sandbox
     from lhtb.sandbox.local import LocalBackend, LocalSettings
@@ -72,19 +74,19 @@ _WHERE: dict[str, str] = {
     "AgentFactory": "lhtb.agents",
     "AgentLike": "lhtb.agents",
     "Artifact": "lhtb.task",
-    "Backoff": "lhtb.benchmark",
-    "BenchmarkAgent": "lhtb.benchmark",
-    "BenchmarkResult": "lhtb.benchmark",
+    "Backoff": "lhtb.bench",
+    "BenchmarkAgent": "lhtb.bench",
+    "BenchmarkResult": "lhtb.bench",
     "Checkpoint": "lhtb.episode",
     "ContinueMode": "lhtb.task",
     "EnvironmentConfig": "lhtb.task",
     "Episode": "lhtb.episode",
     "EpisodeConfig": "lhtb.episode",
-    "EpisodeExecutor": "lhtb._executor",
-    "EpisodeJob": "lhtb._executor",
+    "EpisodeExecutor": "lhtb.bench",
+    "EpisodeJob": "lhtb.bench",
     "ExecResult": "lhtb.sandbox",
     "FeedbackMode": "lhtb.episode",
-    "InProcessExecutor": "lhtb._executor",
+    "InProcessExecutor": "lhtb.bench",
     "IsolationMode": "lhtb.task",
     "Leaderboard": "lhtb.analysis",
     "LeaderboardRow": "lhtb.analysis",
@@ -93,7 +95,7 @@ _WHERE: dict[str, str] = {
     "ManagedSandbox": "lhtb.sandbox",
     "Outcome": "lhtb.episode",
     "PassOutcome": "lhtb.verify",
-    "RayExecutor": "lhtb.ray_executor",
+    "RayExecutor": "lhtb.bench",
     "RayNotInstalledError": "lhtb.errors",
     "Sandbox": "lhtb.sandbox",
     "SandboxBackend": "lhtb.sandbox",
@@ -122,8 +124,8 @@ _WHERE: dict[str, str] = {
     "verifies_live": "lhtb.task",
     "open_sandbox": "lhtb.sandbox._task_sandbox",
     "read_scorecard": "lhtb.verify",
-    "run_benchmark": "lhtb.benchmark",
-    "run_benchmark_sync": "lhtb.benchmark",
+    "run_benchmark": "lhtb.bench",
+    "run_benchmark_sync": "lhtb.bench",
     "run_episode": "lhtb.episode",
     "run_episode_sync": "lhtb.episode",
 }

@@ -25,7 +25,7 @@ import attrs
 
 from lhtb.agents._protocol import Turn
 from lhtb.analysis._audit import Regrade, Spread, other_seeds, regrade
-from lhtb.benchmark import run_benchmark
+from lhtb.bench._benchmark import run_benchmark
 from lhtb.episode._progress import ProgressArg
 from lhtb.episode._record import Episode
 from lhtb.errors import LhtbError

@@ -30,7 +30,7 @@ from lhtb._weak_gate import (
     check_weak_solutions,
 )
 from lhtb._weak_record import WeakRecord, new_record, read_records, write_records
-from lhtb.benchmark import run_benchmark
+from lhtb.bench._benchmark import run_benchmark
 from lhtb.episode._progress import ProgressArg
 from lhtb.episode._record import Episode
 from lhtb.sandbox.base import SandboxBackend

@@ -15,9 +15,9 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from lhtb._executor import EpisodeExecutor, InProcessExecutor
-from lhtb._manifest import read_manifest
-from lhtb.benchmark import BenchmarkAgent, run_benchmark
+from lhtb.bench._benchmark import BenchmarkAgent, run_benchmark
+from lhtb.bench._executor import EpisodeExecutor, InProcessExecutor
+from lhtb.bench._manifest import read_manifest
 from lhtb.cli._tasks import collect_runnable_tasks
 from lhtb.episode._record import ERROR_OUTCOMES, Episode, FeedbackMode, Outcome
 from lhtb.errors import LhtbError, RunInterruptedError
@@ -114,7 +114,7 @@ def parse_executor(value: str, forward_env: tuple[str, ...] = ()) -> EpisodeExec
     if value == "local":
         return InProcessExecutor()
     if value == "ray" or value.startswith("ray://"):
-        from lhtb.ray_executor import DEFAULT_FORWARD_ENV, RayExecutor  # noqa: PLC0415
+        from lhtb.bench._ray_executor import DEFAULT_FORWARD_ENV, RayExecutor  # noqa: PLC0415
 
         address = None if value == "ray" else value
         return RayExecutor(address=address, forward_env=(*DEFAULT_FORWARD_ENV, *forward_env))

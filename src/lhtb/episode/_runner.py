@@ -187,7 +187,7 @@ async def run_episode(
     ``on_event(name, fields)`` sees every event as it is logged (for progress
     displays). ``progress`` shows the episode as it goes: ``"auto"`` (a live
     display on a terminal, plain lines in a notebook), ``"rich"``, ``"lines"``,
-    ``"quiet"``, or a :class:`~lhtb.benchmark.ProgressReporter`.
+    ``"quiet"``, or a :class:`~lhtb.bench._benchmark.ProgressReporter`.
 
     ``feedback`` defaults to ``$LHTB_VERIFIER_FEEDBACK``, else ``binary``;
     ``diagnostic`` marks the episode not comparable. ``min_pass_interval_sec``

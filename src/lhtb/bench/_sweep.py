@@ -8,8 +8,8 @@ from typing import Any
 import anyio
 import attrs
 
-from lhtb._executor import EpisodeExecutor, EpisodeJob
-from lhtb._slots import Slot
+from lhtb.bench._executor import EpisodeExecutor, EpisodeJob
+from lhtb.bench._slots import Slot
 from lhtb.episode import _progress
 from lhtb.episode._record import Episode
 from lhtb.verify._seeds import derive_seed

@@ -1,7 +1,7 @@
 """``run_benchmark``: a sweep of tasks x agents x attempts, in parallel, resumable.
 
 * Concurrency is a :class:`anyio.CapacityLimiter`; by default what the machine
-  can hold (see :mod:`lhtb._capacity`). Starts are spread ``stagger_sec`` apart.
+  can hold (see :mod:`lhtb.bench._capacity`). Starts are spread ``stagger_sec`` apart.
 * Only infrastructure errors are retried, with exponential backoff and a cap;
   every try keeps its own directory.
 * ``run.json`` records the configuration. Running again into the same output
@@ -24,9 +24,12 @@ from typing import Any
 import anyio
 import attrs
 
-from lhtb._executor import EpisodeExecutor, InProcessExecutor
-from lhtb._manifest import finish_manifest, hold_lock, open_manifest
-from lhtb._slots import (
+from lhtb._util.blocking import run_blocking
+from lhtb._util.display import Displayable, View, number
+from lhtb.analysis._leaderboard import Leaderboard
+from lhtb.bench._executor import EpisodeExecutor, InProcessExecutor
+from lhtb.bench._manifest import finish_manifest, hold_lock, open_manifest
+from lhtb.bench._slots import (
     AgentMaker,
     AgentsArg,
     BenchmarkAgent,
@@ -36,10 +39,7 @@ from lhtb._slots import (
     plan_slots,
     resolve_agents,
 )
-from lhtb._sweep import Backoff, StartGate, Sweep
-from lhtb._util.blocking import run_blocking
-from lhtb._util.display import Displayable, View, number
-from lhtb.analysis._leaderboard import Leaderboard
+from lhtb.bench._sweep import Backoff, StartGate, Sweep
 from lhtb.episode import _progress
 from lhtb.episode._progress import ProgressArg, ProgressReporter
 from lhtb.episode._record import Episode, FeedbackMode

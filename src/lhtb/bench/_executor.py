@@ -17,8 +17,8 @@ from typing import Any
 
 import attrs
 
-from lhtb._capacity import default_concurrency
-from lhtb._slots import BenchmarkAgent
+from lhtb.bench._capacity import default_concurrency
+from lhtb.bench._slots import BenchmarkAgent
 from lhtb.episode._failures import classify
 from lhtb.episode._record import Episode, EpisodeConfig, FeedbackMode, Outcome
 from lhtb.episode._runner import run_episode

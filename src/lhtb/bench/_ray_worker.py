@@ -17,8 +17,8 @@ from typing import Any
 
 import anyio
 
-from lhtb._executor import EpisodeJob, failure_record, run_job
-from lhtb._slots import BenchmarkAgent, safe_name
+from lhtb.bench._executor import EpisodeJob, failure_record, run_job
+from lhtb.bench._slots import BenchmarkAgent, safe_name
 from lhtb.episode._record import Outcome
 from lhtb.errors import AgentLoadError
 from lhtb.task._model import Task

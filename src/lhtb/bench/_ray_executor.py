@@ -29,16 +29,16 @@ from typing import Any
 import anyio
 import attrs
 
-from lhtb._executor import EpisodeExecutor, EpisodeJob, EventHook, failure_record
-from lhtb._ray_worker import (
+from lhtb._util.log import get_logger
+from lhtb.bench._executor import EpisodeExecutor, EpisodeJob, EventHook, failure_record
+from lhtb.bench._ray_worker import (
     backend_name_on_worker,
     cleanup_on_worker,
     episode_on_worker,
     pack,
     unpack,
 )
-from lhtb._slots import BenchmarkAgent, load_record
-from lhtb._util.log import get_logger
+from lhtb.bench._slots import BenchmarkAgent, load_record
 from lhtb.episode._record import Episode, Outcome
 from lhtb.errors import LhtbError, RayNotInstalledError
 from lhtb.sandbox.base import SandboxBackend
