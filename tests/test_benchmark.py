@@ -17,9 +17,9 @@ from click.testing import CliRunner
 
 import lhtb
 from lhtb.bench import Backoff
-from lhtb.check import check_tasks
 from lhtb.cli import main
 from lhtb.errors import RunConfigChangedError, SandboxError
+from lhtb.gates import check_tasks
 from lhtb.sandbox.base import ManagedSandbox, SandboxSpec
 from lhtb.sandbox.docker import DockerBackend
 

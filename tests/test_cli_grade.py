@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 import lhtb
-from lhtb.check import WeakSolutionAgent
 from lhtb.cli import main
+from lhtb.gates import WeakSolutionAgent
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.verify import read_scorecard
 

@@ -190,7 +190,14 @@ def test_top_level_help_imports_no_subcommand() -> None:
     )
     modules = set(json.loads(out.stdout.splitlines()[-1]))
     assert "validate" in out.stdout  # the help was printed
-    heavy = {"lhtb.bench._benchmark", "lhtb.episode._runner", "rich", "structlog", "openai", "docker"}
+    heavy = {
+        "lhtb.bench._benchmark",
+        "lhtb.episode._runner",
+        "rich",
+        "structlog",
+        "openai",
+        "docker",
+    }
     assert modules & heavy == set()
 
 

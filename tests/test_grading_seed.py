@@ -19,12 +19,12 @@ import pytest
 from click.testing import CliRunner
 
 import lhtb
-from lhtb._weak_record import read_records
 from lhtb.analysis import regrade
 from lhtb.bench._manifest import open_manifest
-from lhtb.check import check_tasks
 from lhtb.cli import main
 from lhtb.errors import BackendUnavailableError, LhtbError
+from lhtb.gates import check_tasks
+from lhtb.gates._weak_record import read_records
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.verify._seeds import MAX_SEED, check_seed, derive_seed
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 import lhtb
-from lhtb._weak_gate import weak_solutions
-from lhtb._weak_record import read_records
+from lhtb.gates._weak_gate import weak_solutions
+from lhtb.gates._weak_record import read_records
 from lhtb.task import Task
 
 REPO = Path(__file__).resolve().parent.parent

@@ -13,8 +13,8 @@ import pytest
 
 import lhtb
 from episode_fixtures import make
-from lhtb._weak_gate import WeakSolutionAgent, check_weak_solutions
-from lhtb.check import TaskCheck
+from lhtb.gates import TaskCheck, WeakSolutionAgent
+from lhtb.gates._weak_gate import check_weak_solutions
 from lhtb.testing import FakeBackend, ScriptedPass, fake_task
 
 pytestmark = pytest.mark.anyio
@@ -72,7 +72,7 @@ async def test_the_public_checks_only_solution_must_pass_the_public_checks(
 
 
 async def test_the_weak_solution_agent_takes_its_directory_as_cli_text(tmp_path: Path) -> None:
-    """``lhtb run --agent lhtb.check:WeakSolutionAgent --ak root=DIR`` passes DIR as text."""
+    """``lhtb run --agent lhtb.gates:WeakSolutionAgent --ak root=DIR`` passes DIR as text."""
     task = fake_task(tmp_path / "task", isolation="separate", artifacts=["/app"])
     write_weak(tmp_path / "task", "weak_solution", "ok")
     backend = FakeBackend([grade])

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 import lhtb
-from lhtb._weak_record import new_record, read_records, write_records
 from lhtb.errors import LhtbError
+from lhtb.gates._weak_record import new_record, read_records, write_records
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "harbor" / "network-mode"
 

@@ -12,13 +12,13 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from lhtb._weak_gate import SPREAD_SEEDS
 from lhtb.analysis._human_baseline import HumanBaseline
 from lhtb.analysis._leaderboard import Leaderboard
 from lhtb.analysis._leaderboard_render import budget_scores
-from lhtb.check import NOP_BUDGET_SEC, NOP_MAX_REWARD, TaskCheck, check_tasks
 from lhtb.cli.run import TIER_OPTION, load_task_args
 from lhtb.errors import LhtbError, RunInterruptedError
+from lhtb.gates._check import NOP_BUDGET_SEC, NOP_MAX_REWARD, TaskCheck, check_tasks
+from lhtb.gates._weak_gate import SPREAD_SEEDS
 from lhtb.report import TRAJECTORY_CHARS, write_report
 from lhtb.sandbox.registry import resolve_backend
 

@@ -5,12 +5,12 @@ task's pass threshold, and the nop agent (which stops at once; run without
 continue-until-timeout and with a short budget) must score below
 :data:`NOP_MAX_REWARD` and still get a reward (a verifier that errors on an
 untouched sandbox is a task bug). Each weak solution the task ships
-(``tests/weak_solution*/``, see :mod:`lhtb._weak_gate`) must score below the
+(``tests/weak_solution*/``, see :mod:`lhtb.gates._weak_gate`) must score below the
 task's ``weak_max_reward`` (0.5 unless declared) and be graded reproducibly:
 re-graded on its episode's seed it gets exactly the same scores; its spread
 over five seeds is reported. The sweeps go through :func:`lhtb.run_benchmark`,
 so they run in parallel, retry infrastructure errors and resume. With a record
-file (:mod:`lhtb._weak_record`), tasks unchanged since their last passing weak
+file (:mod:`lhtb.gates._weak_record`), tasks unchanged since their last passing weak
 gate skip it; the oracle and nop gates always run.
 """
 
@@ -22,17 +22,17 @@ from pathlib import Path
 import attrs
 
 from lhtb._util.version import __version__
-from lhtb._weak_gate import (
+from lhtb.bench._benchmark import run_benchmark
+from lhtb.episode._progress import ProgressArg
+from lhtb.episode._record import Episode
+from lhtb.gates._weak_gate import (
     SPREAD_SEEDS,
     WEAK_MAX_REWARD,
     WeakCheck,
     WeakSolutionAgent,
     check_weak_solutions,
 )
-from lhtb._weak_record import WeakRecord, new_record, read_records, write_records
-from lhtb.bench._benchmark import run_benchmark
-from lhtb.episode._progress import ProgressArg
-from lhtb.episode._record import Episode
+from lhtb.gates._weak_record import WeakRecord, new_record, read_records, write_records
 from lhtb.sandbox.base import SandboxBackend
 from lhtb.task._model import Task
 
