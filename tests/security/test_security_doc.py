@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from lhtb._security_table import (
+from lhtb.report._security_table import (
     MODES,
     TECHNIQUES_BEGIN,
     TECHNIQUES_END,

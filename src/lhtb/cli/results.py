@@ -19,7 +19,7 @@ from lhtb.cli.run import TIER_OPTION, load_task_args
 from lhtb.errors import LhtbError, RunInterruptedError
 from lhtb.gates._check import NOP_BUDGET_SEC, NOP_MAX_REWARD, TaskCheck, check_tasks
 from lhtb.gates._weak_gate import SPREAD_SEEDS
-from lhtb.report import TRAJECTORY_CHARS, write_report
+from lhtb.report._html import TRAJECTORY_CHARS, write_report
 from lhtb.sandbox.registry import resolve_backend
 
 _RUN_DIRS = click.argument(

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 from html import escape
 from statistics import fmean
 
-from lhtb import _svg as svg
 from lhtb.analysis._leaderboard import LeaderboardRow, not_comparable_reasons
 from lhtb.episode._record import Episode
+from lhtb.report import _svg as svg
 
 _H = 330
 _LEFT, _TOP, _BOTTOM = 48, 20, 44

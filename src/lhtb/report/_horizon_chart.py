@@ -6,9 +6,9 @@ import math
 from collections.abc import Sequence
 from html import escape
 
-from lhtb import _svg as svg
-from lhtb._report_charts import PALETTE, row_key
 from lhtb.analysis._leaderboard import Leaderboard, LeaderboardRow
+from lhtb.report import _svg as svg
+from lhtb.report._charts import PALETTE, row_key
 
 _W, _H = 780, 340
 _LEFT, _RIGHT, _TOP, _BOTTOM = 56, 290, 20, 44

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from lhtb._report_charts import reward_color
-from lhtb._report_points import Graded
-from lhtb._svg import minutes_label
+from lhtb.report._charts import reward_color
+from lhtb.report._points import Graded
+from lhtb.report._svg import minutes_label
 
 
 def _cell(score: float | None, tip: str) -> str:

@@ -12,16 +12,16 @@ from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 
-from lhtb._report_charts import episode_key
-from lhtb._report_matrix import subtask_matrix
-from lhtb._report_points import graded_points
-from lhtb._report_tables import num
-from lhtb._report_timeline import timeline
-from lhtb._report_trajectory import pre, trajectory
-from lhtb._svg import minutes_label
 from lhtb.analysis import _leaderboard_render as fmt
 from lhtb.analysis._stamina import has_curve, normalised_auc, time_to_threshold_sec
 from lhtb.episode._record import Episode
+from lhtb.report._charts import episode_key
+from lhtb.report._matrix import subtask_matrix
+from lhtb.report._points import graded_points
+from lhtb.report._svg import minutes_label
+from lhtb.report._tables import num
+from lhtb.report._timeline import timeline
+from lhtb.report._trajectory import pre, trajectory
 from lhtb.verify._pass import VerifierPass
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")

@@ -12,10 +12,10 @@ from itertools import pairwise
 
 import attrs
 
-from lhtb import _svg as svg
-from lhtb._report_points import Graded, budget_clock, graded_points
 from lhtb.analysis._stamina import has_curve, reward_curve
 from lhtb.episode._record import Episode
+from lhtb.report import _svg as svg
+from lhtb.report._points import Graded, budget_clock, graded_points
 
 _W = 860
 _RIGHT, _TOP, _CURVE_H, _GAP, _LANE_H, _BOTTOM = 16, 12, 110, 12, 20, 34

@@ -19,14 +19,14 @@ from html import escape
 from importlib import resources
 from pathlib import Path
 
-from lhtb._horizon_chart import horizon_chart, horizon_note
-from lhtb._report_charts import episode_key, heatmap, row_key, scatter
-from lhtb._report_curves import agent_curves
-from lhtb._report_episode import episode_section
-from lhtb._report_tables import groups_table, leaderboard_table, task_set_warning
 from lhtb.analysis._leaderboard import Leaderboard, final_records
 from lhtb.episode._record import Episode
 from lhtb.errors import LhtbError
+from lhtb.report._charts import episode_key, heatmap, row_key, scatter
+from lhtb.report._curves import agent_curves
+from lhtb.report._episode import episode_section
+from lhtb.report._horizon_chart import horizon_chart, horizon_note
+from lhtb.report._tables import groups_table, leaderboard_table, task_set_warning
 
 __all__ = ["render_report", "write_report"]
 
@@ -102,7 +102,7 @@ def render_report(
         f"{', '.join(str(Path(d)) for d in run_dirs)} · {len(board.tasks)} tasks · "
         f"{len(pairs)} episodes · generated {datetime.now(UTC):%Y-%m-%d %H:%M} UTC"
     )
-    template = resources.files("lhtb").joinpath("report_template.html").read_text("utf-8")
+    template = resources.files("lhtb.report").joinpath("template.html").read_text("utf-8")
     return (
         template.replace("<!--LHTB:TITLE-->", escape(heading))
         .replace("<!--LHTB:SUBTITLE-->", escape(subtitle))

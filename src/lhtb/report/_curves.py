@@ -6,11 +6,11 @@ from collections import defaultdict
 from collections.abc import Sequence
 from html import escape
 
-from lhtb import _svg as svg
-from lhtb._report_charts import PALETTE, episode_key, row_key
 from lhtb.analysis._leaderboard import LeaderboardRow
 from lhtb.analysis._stamina import fraction_rewards, has_curve
 from lhtb.episode._record import Episode
+from lhtb.report import _svg as svg
+from lhtb.report._charts import PALETTE, episode_key, row_key
 
 _H = 300
 _LEFT, _TOP, _BOTTOM, _PLOT = 56, 16, 40, 480

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from html import escape
 from typing import Literal
 
-from lhtb._report_charts import episode_key, row_key
 from lhtb.analysis import _leaderboard_render as fmt
 from lhtb.analysis._leaderboard import Leaderboard, LeaderboardRow
 from lhtb.analysis._stamina import BUDGET_FRACTIONS
 from lhtb.episode._record import Episode
+from lhtb.report._charts import episode_key, row_key
 
 _PERCENTS = tuple(round(share * 100) for share in BUDGET_FRACTIONS)
 """The budget shares (percent) of the leaderboard's reward-over-time columns."""
