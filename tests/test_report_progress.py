@@ -65,7 +65,7 @@ def test_timeline_has_a_mark_per_turn_pass_and_checkpoint(html: str) -> None:
     )
     assert "pass 31 (final) at 1850 s: failed, reward 0.749" in chart
     assert "20 graded, 2 skipped while grading fell behind" in climb
-    # The episode's stamina figures, as lhtb.stamina computes them.
+    # The episode's stamina figures, as lhtb.analysis computes them.
     assert '<th class="l">checkpoints every</th><td class="l">1.5m</td>' in climb
     assert '<th class="l">time to R &gt;= 0.95</th><td class="l">never</td>' in climb
     assert f'<td class="l">{normalised_auc(climbing_episode()):.3f}</td>' in climb

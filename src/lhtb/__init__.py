@@ -1,7 +1,8 @@
 """lhtb: an SDK and benchmark for long-horizon terminal agents.
 
 Names are imported where they live on first use, so ``import lhtb`` stays fast
-and loads none of openai, ray, rich, docker or structlog.
+and loads none of openai, ray, rich, docker or structlog. The sub-packages and
+their layers are described in ``docs/architecture.md``.
 """
 
 from __future__ import annotations

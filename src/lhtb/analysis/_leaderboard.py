@@ -314,7 +314,7 @@ class Leaderboard(Displayable):
         """Aggregate final episode records (one per task, agent and attempt).
 
         ``baseline`` maps task names to measured human minutes
-        (:attr:`HumanBaseline.minutes <lhtb.human_baseline.HumanBaseline.minutes>`);
+        (:attr:`HumanBaseline.minutes <lhtb.analysis.HumanBaseline.minutes>`);
         other tasks use their ``expert_time_estimate_min`` for the time horizon.
         """
         records = tuple(episodes)

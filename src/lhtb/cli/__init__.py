@@ -3,6 +3,9 @@
 Subcommands are imported when they run (or show their own help), so ``lhtb
 --help`` loads only click; :data:`COMMANDS` holds the line ``lhtb --help`` shows
 for each (a test keeps it equal to the command's own docstring).
+
+May import: every other sub-package (the top layer); nothing imports it except the
+``lhtb`` script (``pyproject.toml``).
 """
 
 from __future__ import annotations

@@ -10,6 +10,10 @@
 * :func:`fake_task`: a minimal task to run on the fake backend.
 
 See ``docs/testing.md``.
+
+May import: the sandbox core (:mod:`lhtb.sandbox.base`, :mod:`lhtb.sandbox.archive`),
+:mod:`lhtb.task`, :mod:`lhtb.errors`, :mod:`lhtb._util`: it is a backend like the
+built-in ones, and nothing in lhtb imports it.
 """
 
 from lhtb.testing._fake_backend import (
