@@ -26,7 +26,7 @@ import attrs
 import lhtb
 from lhtb.sandbox.base import SandboxSpec
 from lhtb.sandbox.docker import DockerBackend
-from lhtb.verifier import Verifier
+from lhtb.verify import Verifier
 
 
 def make_task(root: Path) -> lhtb.Task:
