@@ -21,7 +21,7 @@ from typing import Protocol, runtime_checkable
 
 import attrs
 
-from lhtb.errors import ExecError
+from lhtb.errors import ExecError, SandboxError
 from lhtb.task._model import Task
 
 __all__ = [
@@ -37,6 +37,9 @@ __all__ = [
 ]
 
 DEFAULT_OUTPUT_LIMIT = 10 * 1024 * 1024
+_REMOVE_BATCH = 500
+"""Paths per ``rm`` command line in :meth:`ManagedSandbox.remove`."""
+_REMOVE_TIMEOUT_SEC = 120.0
 """Bytes kept per output stream of one command before it is truncated."""
 
 
@@ -244,6 +247,26 @@ class ManagedSandbox(abc.ABC):
     @abc.abstractmethod
     async def export(self, paths: Sequence[str], *, exclude: Sequence[str] = ()) -> bytes:
         """Return a tar archive of ``paths`` (absolute, as stored in the sandbox)."""
+
+    async def remove(self, paths: Sequence[str]) -> None:
+        """Remove ``paths`` (absolute; a directory with everything under it) as root.
+
+        A path that does not exist is no error. The default runs ``rm -rf``.
+
+        Raises:
+            SandboxError: the removal failed.
+        """
+        for start in range(0, len(paths), _REMOVE_BATCH):
+            batch = list(paths[start : start + _REMOVE_BATCH])
+            done = await self.exec(
+                ["rm", "-rf", "--", *batch], timeout=_REMOVE_TIMEOUT_SEC, user="root", cwd="/"
+            )
+            if not done.ok:
+                raise SandboxError(
+                    f"could not remove {len(batch)} path(s), e.g. {batch[0]}: "
+                    f"{done.stderr_text.strip()[-300:]}",
+                    where=self.id,
+                )
 
     @abc.abstractmethod
     async def import_(self, archive: bytes, *, dest: str = "/") -> None:

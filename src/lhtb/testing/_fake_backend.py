@@ -296,9 +296,7 @@ class FakeSandbox(ManagedSandbox):
             words = [w for w in step.split() if w not in ("{", "}") and not _is_redirection(w)]
             if words[:2] == ["rm", "-rf"]:
                 for root in map(_norm, words[2:]):
-                    self.dirs = {d for d in self.dirs if not _under(d, root)}
-                    for path in [p for p in self.files if _under(p, root)]:
-                        del self.files[path]
+                    self._remove_tree(root)
             elif words[:1] == ["mkdir"]:
                 self.dirs.update(map(_norm, _operands(words[1:])))
 
@@ -355,6 +353,17 @@ class FakeSandbox(ManagedSandbox):
                     info.mode = self.modes.get(path, 0o644)
                     tar.addfile(info, io.BytesIO(self.files[path]))
         return out.getvalue()
+
+    async def remove(self, paths: Sequence[str]) -> None:
+        """Drop the files and directories under ``paths``."""
+        self._use("remove", " ".join(paths))
+        for root in map(_norm, paths):
+            self._remove_tree(root)
+
+    def _remove_tree(self, root: str) -> None:
+        self.dirs = {d for d in self.dirs if not _under(d, root)}
+        for path in [p for p in self.files if _under(p, root)]:
+            del self.files[path]
 
     async def import_(self, archive: bytes, *, dest: str = "/") -> None:
         """Store the archive's directories and regular files under ``dest``, checked first.

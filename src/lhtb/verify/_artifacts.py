@@ -3,7 +3,9 @@
 An exported artifact is the agent's work and its every name and link is
 untrusted: :func:`confine` keeps it inside its declared path (links resolved
 the way the kernel will resolve them), :func:`non_directory_root` spots an
-artifact directory the agent replaced by something else.
+artifact directory the agent replaced by something else, and
+:func:`removable_members` says what of an image's artifact path to empty before
+the agent's copy goes in.
 """
 
 from __future__ import annotations
@@ -11,12 +13,14 @@ from __future__ import annotations
 import io
 import posixpath
 import tarfile
+from collections.abc import Iterable
+from pathlib import PurePosixPath
 
 from lhtb.errors import ArchiveError
 from lhtb.sandbox._link_walk import escapes
-from lhtb.sandbox.archive import symlink_targets
+from lhtb.sandbox.archive import is_excluded, symlink_targets
 
-__all__ = ["confine", "non_directory_root"]
+__all__ = ["confine", "non_directory_root", "removable_members"]
 
 
 def confine(archive: bytes, source: str) -> bytes:
@@ -77,3 +81,21 @@ def non_directory_root(archive: bytes) -> str | None:
     if first is None or first.isdir():
         return None
     return "/" + first.name.strip("/").removeprefix("./")
+
+
+def removable_members(archive: bytes, exclude: Iterable[str]) -> list[str]:
+    """The fewest absolute paths that cover every member of ``archive`` an ``exclude``
+    pattern does not match, without covering one it matches (what an artifact path holds
+    that its export leaves out stays)."""
+    patterns = tuple(exclude)
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:*") as tar:
+        names = sorted({"/" + m.name.strip("/").removeprefix("./") for m in tar.getmembers()})
+    excluded = [n for n in names if is_excluded(n, patterns)]
+    holding = {str(parent) for n in excluded for parent in PurePosixPath(n).parents}
+    chosen: dict[str, None] = {}
+    for name in names:  # sorted: a directory comes before what it holds
+        if name in holding or is_excluded(name, patterns):
+            continue
+        if not any(str(parent) in chosen for parent in PurePosixPath(name).parents):
+            chosen[name] = None
+    return list(chosen)

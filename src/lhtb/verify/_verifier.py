@@ -56,7 +56,7 @@ from lhtb.sandbox.base import ManagedSandbox, SandboxBackend, SandboxSpec, Snaps
 from lhtb.sandbox.host._files import extract_to_host, write_host_file
 from lhtb.sandbox.registry import resolve_backend
 from lhtb.task._model import IsolationMode, Task, resolve_env, verifies_live
-from lhtb.verify._artifacts import confine, non_directory_root
+from lhtb.verify._artifacts import confine, non_directory_root, removable_members
 from lhtb.verify._host_files import ArtifactFiles, ArtifactSource, host_files
 from lhtb.verify._pass import KeptInputs, PassOutcome, VerifierPass
 from lhtb.verify._scoring import Scorecard, check_declared, read_scorecard
@@ -471,6 +471,9 @@ class Verifier:
                         f"artifacts refused: {root} is a directory in the task's image, "
                         "but the agent left something else there"
                     )
+            if artifacts is not None:
+                await self._clear_artifact_paths(fresh)
+            for archive in artifacts or ():
                 try:
                     await fresh.import_(archive, dest="/")
                 except ArchiveError as exc:
@@ -478,6 +481,24 @@ class Verifier:
             return await self._run_tests(fresh, log_dir, bundled=bundled)
         finally:
             await fresh.destroy()
+
+    async def _clear_artifact_paths(self, sandbox: ManagedSandbox) -> None:
+        """Empty each declared artifact path of the pristine sandbox before the agent's copy
+        goes in, so that it holds what the agent left: a file the agent deleted does not come
+        back from the image, and an artifact the agent removed stays removed. What an artifact
+        ``exclude``s was not exported, so the image's copy of it stays."""
+        for artifact in self.task.artifacts:
+            target = "/" + artifact.target.strip("/")
+            if target == "/":
+                continue  # the whole filesystem: nothing sensible to empty first
+            if not artifact.exclude:
+                await sandbox.remove([target])
+                continue
+            try:
+                pristine = await sandbox.export([target])
+            except FileNotFoundError:
+                continue  # not in the image: nothing to empty
+            await sandbox.remove(removable_members(pristine, artifact.exclude))
 
     async def _run_tests(
         self, sandbox: ManagedSandbox, log_dir: Path, *, bundled: bool = False
